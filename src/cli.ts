@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { addAccount, checkProvider, formatAccounts, listAccounts, removeAccount } from './accounts/commands.js';
+import { loadConfig, type Flags } from './config.js';
+import { AccountError, InputError, ProviderError } from './errors.js';
+import { serve, VERSION } from './serve.js';
+
+const HELP = `switchboard ${VERSION}: an MCP server for Outlook, GitHub, Vercel and a sales-intelligence API
+
+Usage:
+  switchboard serve [--http] [--host 127.0.0.1] [--port 8765] [--public-url URL] [--sandbox]
+                    [--toolsets outlook,sales,github,vercel] [--read-only] [--data-dir DIR]
+  switchboard accounts add <outlook|sales|github|vercel> [--label L] (--token-stdin | --api-key-stdin) [--team ID]
+  switchboard accounts list [--json]
+  switchboard accounts remove <id|label>
+
+serve speaks MCP over stdio; with --http, Streamable HTTP at /mcp. --sandbox runs local stand-in providers
+with sample accounts. Secrets are read from standard input, never from arguments.`;
+
+const OPTIONS = {
+  http: { type: 'boolean' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'public-url': { type: 'string' },
+  sandbox: { type: 'boolean' },
+  toolsets: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  'data-dir': { type: 'string' },
+  'log-level': { type: 'string' },
+  label: { type: 'string' },
+  team: { type: 'string' },
+  'token-stdin': { type: 'boolean' },
+  'api-key-stdin': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new InputError(`${(error as Error).message}. Run switchboard --help for the usage.`);
+  }
+  const { values, positionals } = parsed;
+  if (values.version) return print(VERSION);
+  const [command, sub, arg] = positionals;
+  if (values.help || !command) return print(HELP);
+  const config = loadConfig(process.env, values as Flags);
+
+  if (command === 'serve') {
+    const running = await serve(config, { stdin: process.stdin, stdout: process.stdout });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close());
+    await running.closed;
+    return 0;
+  }
+  if (command === 'accounts') {
+    if (sub === 'list') {
+      const accounts = await listAccounts(config);
+      return print(values.json ? JSON.stringify(accounts, null, 2) : formatAccounts(accounts));
+    }
+    if (sub === 'remove') {
+      if (!arg) throw new InputError('Name the account to remove: switchboard accounts remove <id|label>.');
+      const removed = await removeAccount(config, arg);
+      return print(`Removed ${removed.provider} account "${removed.label}" (${removed.id}).`);
+    }
+    if (sub === 'add') {
+      const provider = checkProvider(arg);
+      const wantsKey = provider === 'sales';
+      if (wantsKey ? !values['api-key-stdin'] : !values['token-stdin']) {
+        throw new InputError(
+          `Pipe the ${wantsKey ? 'API key' : 'token'} on standard input: echo "$SECRET" | switchboard accounts add ${provider} ${wantsKey ? '--api-key-stdin' : '--token-stdin'}`,
+        );
+      }
+      const secretText = (await readStdin()).trim();
+      if (!secretText) throw new InputError(`Standard input was empty: pipe the ${wantsKey ? 'API key' : 'token'} into the command.`);
+      if (/\s/.test(secretText)) throw new InputError('The secret on standard input contains white space; pipe exactly one token or key.');
+      const account = await addAccount(config, {
+        provider,
+        label: values.label,
+        teamId: values.team,
+        secret: wantsKey ? { kind: 'api_key', apiKey: secretText } : { kind: 'token', token: secretText },
+      });
+      return print(
+        `Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''} as ${account.id}${account.isDefault ? ', the default' : ''}.`,
+      );
+    }
+    throw new InputError(`Unknown accounts command "${sub ?? ''}": use add, list or remove.`);
+  }
+  throw new InputError(`Unknown command "${command}". Run switchboard --help.`);
+}
+
+function print(text: string): number {
+  process.stdout.write(text + '\n');
+  return 0;
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new InputError('Standard input is a terminal: pipe the secret in, for example from a password manager.');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+main(process.argv.slice(2)).then(
+  (code) => (process.exitCode = code),
+  (error: unknown) => {
+    const known = error instanceof InputError || error instanceof AccountError || error instanceof ProviderError;
+    process.stderr.write(`switchboard: ${known ? (error as Error).message : `unexpected failure: ${(error as Error)?.message ?? error}`}\n`);
+    process.exitCode = error instanceof InputError ? 2 : 1;
+  },
+);

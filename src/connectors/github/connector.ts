@@ -1,0 +1,17 @@
+import { defineConnector } from '../../tool.js';
+
+export const GITHUB_API_VERSION = '2022-11-28';
+
+export const github = defineConnector({
+  id: 'github',
+  title: 'GitHub',
+  baseUrl: 'https://api.github.com',
+  defaultHeaders: { accept: 'application/vnd.github+json', 'x-github-api-version': GITHUB_API_VERSION },
+  auth: (secret) => ({ authorization: `Bearer ${secret.token ?? ''}` }),
+  async identify(api) {
+    const res = await api.request({ method: 'GET', endpoint: '/user' });
+    const user = res.body as { login?: string };
+    const scopes = (res.headers['x-oauth-scopes'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    return { identity: user.login ?? null, scopes };
+  },
+});

@@ -1,0 +1,32 @@
+import type { Provider } from '../store/types.js';
+import type { Connector, Tool } from '../tool.js';
+import { apiCallTool } from './api-call.js';
+import { github } from './github/connector.js';
+import { outlook } from './outlook/connector.js';
+import { sales } from './sales/connector.js';
+import { vercel } from './vercel/connector.js';
+
+export const CONNECTORS: Record<Provider, Connector> = { outlook, sales, github, vercel };
+
+const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Every connector tool, for the toolsets chosen; in read-only mode only those that change nothing. */
+export function connectorTools(options: { readOnly: boolean; toolsets?: Provider[] }): Tool[] {
+  const { readOnly } = options;
+  const all: Tool[] = [
+    apiCallTool(outlook, { pathField: 'endpoint', methods: ALL_METHODS, headers: true, example: '/me/messages?$top=5', readOnly }),
+    apiCallTool(sales, { pathField: 'endpoint', methods: ['GET', 'POST'], headers: false, example: '/person', readOnly }),
+    apiCallTool(github, {
+      pathField: 'endpoint',
+      methods: ALL_METHODS,
+      headers: true,
+      example: '/repos/{owner}/{repo}/issues?state=open',
+      requireVendorAccept: true,
+      readOnly,
+    }),
+    apiCallTool(vercel, { pathField: 'path', methods: ALL_METHODS, headers: true, example: '/v6/deployments?limit=5', readOnly }),
+  ];
+  return all.filter(
+    (tool) => (!options.toolsets || options.toolsets.includes(tool.connector!)) && (!readOnly || tool.effect === 'read'),
+  );
+}

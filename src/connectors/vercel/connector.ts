@@ -1,0 +1,14 @@
+import { defineConnector } from '../../tool.js';
+
+export const vercel = defineConnector({
+  id: 'vercel',
+  title: 'Vercel',
+  baseUrl: 'https://api.vercel.com',
+  auth: (secret) => ({ authorization: `Bearer ${secret.token ?? ''}` }),
+  // Team-owned resources are only visible with teamId on every call.
+  defaultQuery: (account) => (account.meta.teamId ? { teamId: account.meta.teamId } : undefined),
+  async identify(api) {
+    const { user } = await api.get<{ user?: { username?: string; email?: string } }>('/v2/user');
+    return { identity: user?.username ?? user?.email ?? null };
+  },
+});

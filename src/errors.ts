@@ -1,0 +1,111 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Redactor } from './redact.js';
+
+/** A caller mistake: the message names the field and how to fix it. Nothing was sent or written. */
+export class InputError extends Error {
+  override name = 'InputError';
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The account cannot be used as it is: missing, ambiguous, lacking a permission group, or needing a reconnect. */
+export class AccountError extends Error {
+  override name = 'AccountError';
+}
+
+export interface RateLimit {
+  limit?: number;
+  remaining?: number;
+  /** UTC epoch seconds. */
+  reset?: number;
+  resource?: string;
+}
+
+export interface ProviderErrorInit {
+  connector: string;
+  status: number;
+  method: string;
+  path: string;
+  code?: string;
+  providerMessage?: string;
+  retryAfterSeconds?: number;
+  rateLimit?: RateLimit;
+  body?: unknown;
+}
+
+/** The provider answered with an error status, or could not be reached (status 0). */
+export class ProviderError extends Error {
+  override name = 'ProviderError';
+  readonly connector: string;
+  readonly status: number;
+  readonly method: string;
+  readonly path: string;
+  readonly code?: string;
+  readonly providerMessage?: string;
+  readonly retryAfterSeconds?: number;
+  readonly rateLimit?: RateLimit;
+  readonly body?: unknown;
+
+  constructor(init: ProviderErrorInit) {
+    super(describeProviderFailure(init));
+    this.connector = init.connector;
+    this.status = init.status;
+    this.method = init.method;
+    this.path = init.path;
+    this.code = init.code;
+    this.providerMessage = init.providerMessage;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.rateLimit = init.rateLimit;
+    this.body = init.body;
+  }
+}
+
+const PROVIDER_TITLES: Record<string, string> = {
+  outlook: 'Microsoft Graph',
+  github: 'GitHub',
+  vercel: 'Vercel',
+  sales: 'The sales-intelligence API',
+};
+
+function describeProviderFailure(e: ProviderErrorInit): string {
+  const who = PROVIDER_TITLES[e.connector] ?? e.connector;
+  const what = `${e.method} ${e.path}`;
+  if (e.status === 0) return `${who} could not be reached for ${what}: ${e.providerMessage ?? 'network error'}.`;
+  const detail = [e.code, e.providerMessage].filter(Boolean).join(': ');
+  return `${who} answered ${e.status} to ${what}${detail ? ` (${detail})` : ''}. ${hintFor(e)}`.trim();
+}
+
+function hintFor(e: ProviderErrorInit): string {
+  if (e.status === 401) return 'The credential was refused: reconnect the account (switchboard accounts add).';
+  if (e.status === 429 || e.retryAfterSeconds !== undefined || e.rateLimit?.remaining === 0) {
+    const wait = e.retryAfterSeconds ?? secondsUntil(e.rateLimit?.reset);
+    return wait !== undefined ? `Rate limited: retry after ${wait} s.` : 'Rate limited: retry later.';
+  }
+  if (e.status === 403) return 'The account lacks permission for this: check its scopes or access to the resource.';
+  if (e.status === 404) return 'Not found: check the ids and path (list tools give valid ids).';
+  if (e.status >= 500) return 'The provider failed; retry later.';
+  return '';
+}
+
+function secondsUntil(resetEpochSeconds: number | undefined): number | undefined {
+  if (resetEpochSeconds === undefined) return undefined;
+  return Math.max(0, Math.ceil(resetEpochSeconds - Date.now() / 1000));
+}
+
+/** The one place an error becomes a tool result the model can act on. */
+export function toErrorResult(error: unknown, redactor?: Redactor): CallToolResult {
+  const text = error instanceof Error ? messageOf(error) : `Unexpected failure: ${String(error)}`;
+  const safe = redactor ? redactor.redact(text) : text;
+  return { isError: true, content: [{ type: 'text', text: safe }] };
+}
+
+function messageOf(error: Error): string {
+  if (error instanceof InputError || error instanceof AccountError || error instanceof ProviderError) {
+    return error.message;
+  }
+  return `Internal error: ${error.message}`;
+}

@@ -1,0 +1,257 @@
+import { request, type Dispatcher } from 'undici';
+import { InputError, ProviderError, type RateLimit } from '../errors.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, parseRateLimit, type RetryPolicy } from './retry.js';
+import { resolveEndpoint } from './url-guard.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ApiOptions {
+  connector: string;
+  baseUrl: string;
+  defaultHeaders?: Record<string, string>;
+  /** Credentials, added as the very last step before sending. */
+  auth: () => Record<string, string> | Promise<Record<string, string>>;
+  /** Query parameters every request carries unless the caller set them (Vercel `teamId`). */
+  defaultQuery?: Record<string, string>;
+  /** Called once on a 401; resolve true when the credential was renewed and the request may be sent again. */
+  onUnauthorized?: () => Promise<boolean>;
+  dispatcher?: Dispatcher;
+  retry?: RetryPolicy;
+  maxResponseBytes?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /** A path such as /me/messages?$top=5, or a same-origin next-page link. */
+  endpoint: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Answer the status instead of throwing for these non-2xx statuses (e.g. 304, 404 on a probe). */
+  acceptStatus?: number[];
+}
+
+export type BodyEncoding = 'json' | 'text' | 'base64' | 'none';
+
+export interface ApiResponse {
+  status: number;
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  bodyEncoding: BodyEncoding;
+  rateLimit: RateLimit;
+}
+
+export interface PreparedRequest {
+  method: HttpMethod;
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+export interface Api {
+  readonly connector: string;
+  readonly baseUrl: URL;
+  request(req: ApiRequest): Promise<ApiResponse>;
+  /** What `request` would send, with credentials shown as [redacted]. Sends nothing. */
+  prepare(req: ApiRequest): Promise<PreparedRequest>;
+  get<T = any>(endpoint: string, query?: ApiRequest['query']): Promise<T>;
+  post<T = any>(endpoint: string, body?: unknown, query?: ApiRequest['query']): Promise<T>;
+  patch<T = any>(endpoint: string, body?: unknown): Promise<T>;
+  put<T = any>(endpoint: string, body?: unknown): Promise<T>;
+  delete<T = any>(endpoint: string): Promise<T>;
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** One provider client for one account: URL confinement, credentials, retries and error shapes in one place. */
+export function createApi(options: ApiOptions): Api {
+  const base = new URL(options.baseUrl);
+  const policy = options.retry ?? DEFAULT_RETRY_POLICY;
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+
+  function buildUrl(req: ApiRequest): URL {
+    const url = resolveEndpoint(base, req.endpoint);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(options.defaultQuery ?? {})) if (!url.searchParams.has(k)) url.searchParams.set(k, v);
+    return url;
+  }
+
+  function buildHeaders(req: ApiRequest): Record<string, string> {
+    const headers: Record<string, string> = { 'user-agent': 'switchboard/0.1', ...options.defaultHeaders };
+    for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
+    if (req.body !== undefined && !('content-type' in headers)) headers['content-type'] = 'application/json';
+    return headers;
+  }
+
+  function encodeBody(req: ApiRequest): string | undefined {
+    if (req.body === undefined) return undefined;
+    return typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+  }
+
+  async function send(req: ApiRequest): Promise<ApiResponse> {
+    const url = buildUrl(req);
+    const body = encodeBody(req);
+    let waitedMs = 0;
+    let refreshed = false;
+    for (let attempt = 1; ; attempt++) {
+      const headers = { ...buildHeaders(req), ...(await options.auth()) };
+      let outcome: Awaited<ReturnType<typeof once>>;
+      try {
+        outcome = await once(url, req.method, headers, body);
+      } catch (error) {
+        if (error instanceof InputError || (error as Error)?.name === 'AbortError') throw error;
+        const kind = networkKind(error);
+        const decision = decideRetry({ method: req.method, attempt, waitedMs, networkError: kind }, policy);
+        if (decision.retry) {
+          waitedMs += decision.delayMs;
+          await sleep(decision.delayMs);
+          continue;
+        }
+        throw new ProviderError({
+          connector: options.connector,
+          status: 0,
+          method: req.method,
+          path: url.pathname,
+          providerMessage: kind === 'timeout' ? `no answer within ${timeoutMs / 1000} s` : networkMessage(error),
+        });
+      }
+      const { status, headers: resHeaders } = outcome;
+      if (status === 401 && options.onUnauthorized && !refreshed) {
+        refreshed = true;
+        if (await options.onUnauthorized()) continue;
+      }
+      if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) return outcome;
+      const { code, message } = errorDetails(outcome.body);
+      const decision = decideRetry({ method: req.method, attempt, waitedMs, status, headers: resHeaders, message: message?.toLowerCase() }, policy);
+      if (decision.retry) {
+        waitedMs += decision.delayMs;
+        await sleep(decision.delayMs);
+        continue;
+      }
+      throw new ProviderError({
+        connector: options.connector,
+        status,
+        method: req.method,
+        path: url.pathname,
+        code,
+        providerMessage: message,
+        retryAfterSeconds: decision.retryAfterSeconds,
+        rateLimit: outcome.rateLimit,
+        body: outcome.body,
+      });
+    }
+  }
+
+  async function once(url: URL, method: HttpMethod, headers: Record<string, string>, body: string | undefined): Promise<ApiResponse> {
+    const res = await request(url, {
+      method,
+      headers,
+      body,
+      dispatcher: options.dispatcher,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: options.signal,
+    });
+    const flat = flattenHeaders(res.headers);
+    const declared = Number(flat['content-length']);
+    if (declared > maxBytes) {
+      res.body.destroy();
+      throw tooLarge(declared);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        res.body.destroy();
+        throw tooLarge(size);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const raw = Buffer.concat(chunks);
+    const { body: parsed, encoding } = decodeBody(raw, flat['content-type']);
+    return { status: res.statusCode, url: url.href, headers: flat, body: parsed, bodyEncoding: encoding, rateLimit: parseRateLimit(flat) };
+  }
+
+  function tooLarge(bytes: number): InputError {
+    return new InputError(
+      `The ${options.connector} response is ${bytes} bytes, over the ${maxBytes}-byte cap; ask for less (fewer fields with $select or select, a smaller page size or limit).`,
+    );
+  }
+
+  async function json<T>(req: ApiRequest): Promise<T> {
+    return (await send(req)).body as T;
+  }
+
+  return {
+    connector: options.connector,
+    baseUrl: base,
+    request: send,
+    async prepare(req) {
+      const url = buildUrl(req);
+      const headers = buildHeaders(req);
+      for (const name of Object.keys(await options.auth())) headers[name] = '[redacted]';
+      return { method: req.method, url: url.href, headers, ...(req.body !== undefined ? { body: req.body } : {}) };
+    },
+    get: (endpoint, query) => json({ method: 'GET', endpoint, query }),
+    post: (endpoint, body, query) => json({ method: 'POST', endpoint, body, query }),
+    patch: (endpoint, body) => json({ method: 'PATCH', endpoint, body }),
+    put: (endpoint, body) => json({ method: 'PUT', endpoint, body }),
+    delete: (endpoint) => json({ method: 'DELETE', endpoint }),
+  };
+}
+
+export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function decodeBody(raw: Buffer, contentType = ''): { body: unknown; encoding: BodyEncoding } {
+  if (raw.length === 0) return { body: null, encoding: 'none' };
+  const type = contentType.toLowerCase();
+  if (type.includes('json')) {
+    try {
+      return { body: JSON.parse(raw.toString('utf8')), encoding: 'json' };
+    } catch {
+      return { body: raw.toString('utf8'), encoding: 'text' };
+    }
+  }
+  if (type === '' || type.startsWith('text/') || type.includes('xml') || type.includes('javascript') || type.includes('x-www-form-urlencoded')) {
+    const text = raw.toString('utf8');
+    if (!text.includes('\uFFFD')) return { body: text, encoding: 'text' };
+  }
+  return { body: raw.toString('base64'), encoding: 'base64' };
+}
+
+function errorDetails(body: unknown): { code?: string; message?: string } {
+  if (!body || typeof body !== 'object') return typeof body === 'string' && body.length < 300 ? { message: body } : {};
+  const b = body as { error?: unknown; message?: unknown; error_description?: unknown };
+  if (b.error && typeof b.error === 'object') {
+    const e = b.error as { code?: unknown; message?: unknown };
+    return { code: stringOr(e.code), message: stringOr(e.message) };
+  }
+  return { code: stringOr(b.error), message: stringOr(b.message) ?? stringOr(b.error_description) };
+}
+
+function stringOr(v: unknown): string | undefined {
+  return typeof v === 'string' ? v.slice(0, 500) : typeof v === 'number' ? String(v) : undefined;
+}
+
+function networkKind(error: unknown): 'connect' | 'reset' | 'timeout' {
+  const code = (error as { code?: string })?.code ?? '';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'connect';
+  return 'reset';
+}
+
+function networkMessage(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  return [e.code, e.message].filter(Boolean).join(' ').slice(0, 200) || 'network error';
+}

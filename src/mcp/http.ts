@@ -1,0 +1,244 @@
+import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../log.js';
+
+export interface Route {
+  method: string;
+  /** Exact path, or a prefix ending in '/'. */
+  path: string;
+  /** Webhook and OAuth routes are reached by providers and browsers, not with the bearer token. */
+  public?: boolean;
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void;
+}
+
+export interface HttpListenerOptions {
+  host: string;
+  port: number;
+  publicUrl?: string;
+  /** When set, every MCP request needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Serve MCP at /mcp (and the legacy /sse + /messages); without it only the other routes answer. */
+  mcp?: () => Server;
+  routes?: Route[];
+  logger: Logger;
+  version: string;
+  maxSessions?: number;
+  sessionIdleMs?: number;
+}
+
+export interface HttpListener {
+  url: string;
+  port: number;
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport | SSEServerTransport;
+  lastSeen: number;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The one HTTP listener: MCP over Streamable HTTP (and legacy SSE), health, and the routes other modules add. */
+export async function startHttpListener(options: HttpListenerOptions): Promise<HttpListener> {
+  if (!isLoopback(options.host) && !options.token) {
+    throw new Error(
+      `Refusing to listen on ${options.host} without SWITCHBOARD_HTTP_TOKEN: anyone who can reach it could use your accounts. ` +
+        'Set SWITCHBOARD_HTTP_TOKEN to a long random value, or bind 127.0.0.1.',
+    );
+  }
+  const maxSessions = options.maxSessions ?? 200;
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const sessions = new Map<string, Session>();
+  const publicUrl = options.publicUrl ? new URL(options.publicUrl) : undefined;
+  let port = options.port;
+
+  const hostAllowed = (host: string | undefined) => {
+    if (!host) return false;
+    const name = host.replace(/:\d+$/, '');
+    if (publicUrl && host.toLowerCase() === publicUrl.host.toLowerCase()) return true;
+    return isLoopback(name) || name === options.host;
+  };
+  const originAllowed = (origin: string | undefined) => {
+    if (origin === undefined) return true;
+    try {
+      const o = new URL(origin);
+      return isLoopback(o.hostname) || (publicUrl !== undefined && o.origin === publicUrl.origin);
+    } catch {
+      return false;
+    }
+  };
+  const tokenOk = (req: IncomingMessage) => {
+    if (!options.token) return true;
+    const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    return timingSafeEqual(digest(given), digest(options.token));
+  };
+
+  const closeSession = async (id: string) => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    await session.transport.close().catch(() => undefined);
+  };
+
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - idleMs;
+    for (const [id, s] of sessions) if (s.lastSeen < cutoff) void closeSession(id);
+  }, Math.min(60_000, idleMs)).unref();
+
+  async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const id = header(req, 'mcp-session-id');
+    if (req.method === 'POST') {
+      const body = await readJson(req, res);
+      if (body === undefined) return;
+      if (!id) {
+        if (!isInitializeRequest(body)) return rpcError(res, 400, -32000, 'No Mcp-Session-Id header: send initialize first.');
+        if (sessions.size >= maxSessions) return rpcError(res, 503, -32000, `Session limit (${maxSessions}) reached; retry later.`);
+        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid) => void sessions.set(sid, { transport, lastSeen: Date.now() }),
+          onsessionclosed: (sid) => void sessions.delete(sid),
+        });
+        transport.onclose = () => {
+          if (transport.sessionId) sessions.delete(transport.sessionId);
+        };
+        await options.mcp!().connect(transport);
+        return transport.handleRequest(req, res, body);
+      }
+      const session = sessions.get(id);
+      if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.');
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      const session = id ? sessions.get(id) : undefined;
+      if (!id) return rpcError(res, 400, -32000, 'Mcp-Session-Id header required.');
+      if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.');
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(req, res);
+    }
+    res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
+  }
+
+  async function handleLegacySse(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (url.pathname === '/sse' && req.method === 'GET') {
+      if (sessions.size >= maxSessions) return rpcError(res, 503, -32000, `Session limit (${maxSessions}) reached; retry later.`);
+      const transport = new SSEServerTransport('/messages', res);
+      sessions.set(transport.sessionId, { transport, lastSeen: Date.now() });
+      transport.onclose = () => void sessions.delete(transport.sessionId);
+      await options.mcp!().connect(transport);
+      return;
+    }
+    if (url.pathname === '/messages' && req.method === 'POST') {
+      const session = sessions.get(url.searchParams.get('sessionId') ?? '');
+      if (!session || !(session.transport instanceof SSEServerTransport)) return rpcError(res, 404, -32001, 'Session not found: open /sse again.');
+      const body = await readJson(req, res);
+      if (body === undefined) return;
+      session.lastSeen = Date.now();
+      return session.transport.handlePostMessage(req, res, body);
+    }
+    res.writeHead(405).end();
+  }
+
+  const server = createHttpServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://listener');
+      if (!options.token && !hostAllowed(req.headers.host)) return plain(res, 403, `Forbidden: Host ${req.headers.host ?? '(none)'} is not served here.`);
+      if (!originAllowed(header(req, 'origin'))) return plain(res, 403, 'Forbidden: cross-origin requests are not accepted.');
+      if (url.pathname === '/healthz' && req.method === 'GET') {
+        return json(res, 200, { status: 'ok', version: options.version, sessions: sessions.size });
+      }
+      const route = (options.routes ?? []).find(
+        (r) => r.method === req.method && (r.path.endsWith('/') ? url.pathname.startsWith(r.path) : url.pathname === r.path),
+      );
+      const isMcp = options.mcp && (url.pathname === '/mcp' || url.pathname === '/sse' || url.pathname === '/messages');
+      if (!route && !isMcp) return plain(res, 404, 'Not found.');
+      if (!(route?.public ?? false) && !tokenOk(req)) {
+        res.writeHead(401, { 'www-authenticate': 'Bearer realm="switchboard"', 'content-type': 'text/plain' });
+        return void res.end('Unauthorized: send Authorization: Bearer <SWITCHBOARD_HTTP_TOKEN>.');
+      }
+      if (route) return await route.handle(req, res, url);
+      if (url.pathname === '/mcp') return await handleMcp(req, res);
+      return await handleLegacySse(req, res, url);
+    } catch (error) {
+      options.logger.error('http request failed', { path: req.url?.split('?')[0], message: (error as Error).message });
+      if (!res.headersSent) plain(res, 500, 'Internal error.');
+      else res.end();
+    }
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    sessionCount: () => sessions.size,
+    async close() {
+      clearInterval(sweep);
+      await Promise.all([...sessions.keys()].map(closeSession));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) {
+      rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes.`);
+      req.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    rpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
+    return undefined;
+  }
+}
+
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  json(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
+}

@@ -1,0 +1,94 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { toErrorResult } from '../errors.js';
+import type { Logger } from '../log.js';
+import { toMcpTool, toResult, type Tool, type ToolDeps } from '../tool.js';
+
+export interface ServerDeps extends ToolDeps {
+  tools: Tool[];
+  logger: Logger;
+  version: string;
+}
+
+const ACCOUNTS_URI = 'switchboard://accounts';
+
+const INSTRUCTIONS =
+  'Switchboard connects Outlook, GitHub, Vercel and a sales-intelligence API. Tools are named <provider>_<step>; ' +
+  'each takes an optional "account" (id or label from accounts_list). <provider>_api_call reaches any path of that provider.';
+
+/** The MCP surface for one client session. Build one per session: SDK servers cannot be shared. */
+export function createServer(deps: ServerDeps): Server {
+  const server = new Server(
+    { name: 'switchboard', title: 'Switchboard', version: deps.version },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+  );
+  const byName = new Map(deps.tools.map((t) => [t.name, t]));
+  const listed: McpTool[] = deps.tools.map(toMcpTool);
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools/list shows the ${listed.length} tools.`);
+    }
+    const started = performance.now();
+    const progressToken = request.params._meta?.progressToken;
+    try {
+      const data = await tool.call(request.params.arguments, {
+        deps,
+        signal: extra.signal,
+        progress: async (progress, total, message) => {
+          if (progressToken === undefined) return;
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
+        },
+      });
+      deps.logger.debug('tool call', { tool: tool.name, ms: Math.round(performance.now() - started), ok: true });
+      return toResult(data);
+    } catch (error) {
+      deps.logger.info('tool call failed', {
+        tool: tool.name,
+        ms: Math.round(performance.now() - started),
+        error: (error as Error)?.name ?? 'Error',
+      });
+      if (!(error instanceof Error) || error.name === 'Error' || error.name === 'TypeError') {
+        deps.logger.error('unexpected tool failure', { tool: tool.name, message: deps.redactor.redact(String((error as Error)?.stack ?? error)) });
+      }
+      return toErrorResult(error, deps.redactor);
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [
+      {
+        uri: ACCOUNTS_URI,
+        name: 'accounts',
+        title: 'Connected accounts',
+        description: 'Connected provider accounts (no secrets)',
+        mimeType: 'application/json',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    if (request.params.uri !== ACCOUNTS_URI) {
+      throw new McpError(ErrorCode.InvalidParams, `Resource ${request.params.uri} not found; resources/list shows what exists.`);
+    }
+    const accounts = await deps.store.accounts.list();
+    return { contents: [{ uri: ACCOUNTS_URI, mimeType: 'application/json', text: JSON.stringify({ accounts }) }] };
+  });
+
+  return server;
+}

@@ -1,0 +1,16 @@
+/** Remembers every secret the process has decrypted and removes them from any text leaving it. */
+export class Redactor {
+  private readonly secrets = new Set<string>();
+
+  add(secret: string | undefined | null): void {
+    if (secret && secret.length >= 6) this.secrets.add(secret);
+  }
+
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) {
+      if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+    }
+    return out.replace(/\b(Bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]');
+  }
+}

@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { Agent } from 'undici';
+import { accountsList } from './accounts/tools.js';
+import type { Config } from './config.js';
+import { connectorTools } from './connectors/index.js';
+import { createLogger } from './log.js';
+import { startHttpListener } from './mcp/http.js';
+import { createServer, type ServerDeps } from './mcp/server.js';
+import { Redactor } from './redact.js';
+import { startSandbox, type Sandbox } from './sandbox/index.js';
+import { openStore } from './store/index.js';
+import type { Store } from './store/types.js';
+import type { Tool } from './tool.js';
+
+export const VERSION = '0.1.0';
+
+export interface Running {
+  close(): Promise<void>;
+  /** Resolves once the server has shut down (stdin closed, a signal, or close()). */
+  closed: Promise<void>;
+}
+
+export function platformTools(): Tool[] {
+  return [accountsList];
+}
+
+/** `switchboard serve`: store, tools and the chosen transport; in sandbox mode, local stand-in providers too. */
+export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream }): Promise<Running> {
+  const redactor = new Redactor();
+  const logger = createLogger({ level: config.logLevel, redactor });
+  let sandbox: Sandbox | undefined;
+  let baseUrls = config.baseUrls;
+  const dataDir = config.sandbox ? join(config.dataDir, 'sandbox') : config.dataDir;
+  if (config.sandbox) {
+    sandbox = await startSandbox();
+    baseUrls = sandbox.baseUrls;
+  }
+  const store = await openStore({ dataDir, secretKey: config.secretKey, redactor });
+  if (sandbox) await seedSandboxAccounts(store, sandbox);
+
+  const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 30_000 });
+  const deps: ServerDeps = {
+    store,
+    baseUrls,
+    redactor,
+    readOnly: config.readOnly,
+    dispatcher,
+    logger,
+    version: VERSION,
+    tools: [...connectorTools({ readOnly: config.readOnly, toolsets: config.toolsets }), ...platformTools()],
+  };
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  const closers: Array<() => Promise<unknown>> = [];
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      for (const c of closers.reverse()) await c().catch((e) => logger.warn('shutdown step failed', { message: String(e) }));
+      await dispatcher.close().catch(() => undefined);
+      await store.close();
+      await sandbox?.close();
+      resolveClosed();
+    })());
+
+  if (config.transport === 'stdio') {
+    const server = createServer(deps);
+    const transport = new StdioServerTransport(io.stdin as never, io.stdout as never);
+    await server.connect(transport);
+    closers.push(() => server.close());
+    io.stdin.on('end', () => void close());
+    io.stdin.on('close', () => void close());
+  } else {
+    const listener = await startHttpListener({
+      host: config.http.host,
+      port: config.http.port,
+      publicUrl: config.http.publicUrl,
+      token: config.http.token,
+      mcp: () => createServer(deps),
+      logger,
+      version: VERSION,
+    });
+    closers.push(() => listener.close());
+    logger.info('listening', { mcp: `${listener.url}/mcp`, health: `${listener.url}/healthz` });
+    if (sandbox) printSandboxBanner(sandbox, `${listener.url}/mcp`);
+  }
+  if (sandbox && config.transport === 'stdio') printSandboxBanner(sandbox, 'stdio');
+  return { close, closed };
+}
+
+async function seedSandboxAccounts(store: Store, sandbox: Sandbox): Promise<void> {
+  const existing = await store.accounts.list();
+  for (const account of sandbox.accounts) {
+    if (!existing.some((a) => a.provider === account.provider)) await store.accounts.add(account);
+  }
+}
+
+function printSandboxBanner(sandbox: Sandbox, endpoint: string): void {
+  const lines = [
+    '',
+    'Switchboard sandbox: local stand-in providers, sample accounts, no network needed.',
+    `  MCP endpoint: ${endpoint}`,
+    ...Object.entries(sandbox.baseUrls).map(([p, url]) => `  ${p.padEnd(8)} sandbox at ${url}`),
+    '  Accounts: one sample account per provider (accounts_list shows them).',
+    endpoint === 'stdio'
+      ? '  Try it: npx @modelcontextprotocol/inspector --cli node dist/cli.js serve --sandbox --method tools/list'
+      : `  Try it: npx @modelcontextprotocol/inspector --cli ${endpoint} --transport http --method tools/list`,
+    '',
+  ];
+  process.stderr.write(lines.join('\n') + '\n');
+}

@@ -1,0 +1,199 @@
+import type { CallToolResult, Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Dispatcher } from 'undici';
+import * as z from 'zod/v4';
+import { InputError } from './errors.js';
+import { createApi, type Api } from './http/client.js';
+import type { RetryPolicy } from './http/retry.js';
+import type { Redactor } from './redact.js';
+import type { Account, AccountSecret, Provider, Store } from './store/types.js';
+
+export type Effect = 'read' | 'write' | 'delete';
+
+/** What every tool may use, passed in by the server: nothing is a module global. */
+export interface ToolDeps {
+  store: Store;
+  baseUrls: Record<Provider, string>;
+  redactor: Redactor;
+  readOnly: boolean;
+  dispatcher?: Dispatcher;
+  retry?: RetryPolicy;
+}
+
+export interface CallContext {
+  deps: ToolDeps;
+  signal: AbortSignal;
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+}
+
+export type ObjectSchema = z.ZodObject<z.ZodRawShape>;
+
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  input: ObjectSchema;
+  output: ObjectSchema;
+  effect: Effect;
+  idempotent?: boolean;
+  /** The connector whose account the tool uses; absent for platform tools. */
+  connector?: Provider;
+  call(args: unknown, ctx: CallContext): Promise<Record<string, unknown>>;
+}
+
+export interface ToolDefinition<I extends ObjectSchema, O extends ObjectSchema, C> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  effect: Effect;
+  idempotent?: boolean;
+  run(input: z.output<I>, ctx: C): Promise<z.input<O>>;
+}
+
+/** A platform tool (accounts, triggers, events): no provider account of its own. */
+export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(def: ToolDefinition<I, O, CallContext>): Tool {
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    input: def.input,
+    output: def.output,
+    effect: def.effect,
+    idempotent: def.idempotent,
+    async call(args, ctx) {
+      return (await def.run(parseInput(def.input, args), ctx)) as Record<string, unknown>;
+    },
+  };
+}
+
+export function parseInput<I extends ObjectSchema>(schema: I, args: unknown): z.output<I> {
+  const parsed = schema.safeParse(args ?? {});
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((issue) => {
+    const path = issue.path.join('.') || '(arguments)';
+    if (issue.code === 'unrecognized_keys') return `${path}: unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}; remove them`;
+    return `${path}: ${issue.message}`;
+  });
+  const first = parsed.error.issues[0]?.path.join('.');
+  throw new InputError(`Invalid arguments:\n- ${lines.join('\n- ')}`, first || undefined);
+}
+
+export interface AccountContext extends CallContext {
+  account: Account;
+  api: Api;
+}
+
+export interface ConnectorSpec {
+  id: Provider;
+  title: string;
+  baseUrl: string;
+  defaultHeaders?: Record<string, string>;
+  /** How an account's secret becomes request headers. */
+  auth(secret: AccountSecret, account: Account): Record<string, string>;
+  /** Query parameters every request of this account carries (Vercel teamId). */
+  defaultQuery?(account: Account): Record<string, string> | undefined;
+  /** Who the credential belongs to, looked up when an account is added. */
+  identify(api: Api): Promise<{ identity: string | null; scopes?: string[]; meta?: Record<string, string> }>;
+}
+
+export interface Connector extends ConnectorSpec {
+  tool<I extends ObjectSchema, O extends ObjectSchema>(def: ToolDefinition<I, O, AccountContext>): Tool;
+  /** An API client bound to one account. */
+  api(account: Account, secret: AccountSecret, deps: Pick<ToolDeps, 'baseUrls' | 'dispatcher' | 'retry'>, signal?: AbortSignal): Api;
+}
+
+/**
+ * A provider: its base URL, headers and credentials, and `tool()`, which prefixes names, adds
+ * the `account` input, resolves the account and binds an API client for every tool.
+ */
+export function defineConnector(spec: ConnectorSpec): Connector {
+  const connector: Connector = {
+    ...spec,
+    api(account, secret, deps, signal) {
+      return createApi({
+        connector: spec.id,
+        baseUrl: deps.baseUrls[spec.id] ?? spec.baseUrl,
+        defaultHeaders: spec.defaultHeaders,
+        defaultQuery: spec.defaultQuery?.(account),
+        auth: () => spec.auth(secret, account),
+        dispatcher: deps.dispatcher,
+        retry: deps.retry,
+        signal,
+      });
+    },
+    tool(def) {
+      const input = def.input.extend({
+        account: z
+          .string()
+          .optional()
+          .describe(`${spec.title} account id or label (accounts_list); omit for the default`),
+      }) as ObjectSchema;
+      return {
+        name: `${spec.id}_${def.name}`,
+        title: def.title,
+        description: def.description,
+        input,
+        output: def.output,
+        effect: def.effect,
+        idempotent: def.idempotent,
+        connector: spec.id,
+        async call(args, ctx) {
+          const { account: ref, ...rest } = parseInput(input, args) as { account?: string };
+          const { account, secret } = await ctx.deps.store.accounts.resolve(spec.id, ref);
+          const api = connector.api(account, secret, ctx.deps, ctx.signal);
+          const result = await def.run(rest as z.output<typeof def.input>, { ...ctx, account, api });
+          await ctx.deps.store.accounts.touch(account.id);
+          return result as Record<string, unknown>;
+        },
+      };
+    },
+  };
+  return connector;
+}
+
+export function annotationsFor(tool: Pick<Tool, 'effect' | 'idempotent' | 'connector'>): ToolAnnotations {
+  const openWorldHint = tool.connector !== undefined;
+  if (tool.effect === 'read') return { readOnlyHint: true, openWorldHint };
+  return {
+    readOnlyHint: false,
+    destructiveHint: tool.effect === 'delete',
+    idempotentHint: tool.idempotent ?? false,
+    openWorldHint,
+  };
+}
+
+/** The one place a tool becomes what tools/list shows: zod to JSON Schema, annotations from effect. */
+export function toMcpTool(tool: Tool): McpTool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input, 'input') as McpTool['inputSchema'],
+    outputSchema: jsonSchema(tool.output, 'output') as McpTool['outputSchema'],
+    annotations: annotationsFor(tool),
+  };
+}
+
+function jsonSchema(schema: ObjectSchema, io: 'input' | 'output'): Record<string, unknown> {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as Record<string, unknown>;
+  delete out.$schema;
+  return prune(out) as Record<string, unknown>;
+}
+
+/** Drops keywords that say nothing to a model (JSON object keys are always strings). */
+function prune(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(prune);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'propertyNames' && JSON.stringify(v) === '{"type":"string"}') continue;
+    out[k] = prune(v);
+  }
+  return out;
+}
+
+/** Every successful result: structured content plus the same JSON as text, for older clients. */
+export function toResult(data: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
+}

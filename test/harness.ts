@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
+import { connectorTools } from '../src/connectors/index.js';
+import { createLogger } from '../src/log.js';
+import { createServer, type ServerDeps } from '../src/mcp/server.js';
+import { Redactor } from '../src/redact.js';
+import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { platformTools } from '../src/serve.js';
+import { openStore } from '../src/store/index.js';
+import type { Provider, Store } from '../src/store/types.js';
+
+export interface Harness {
+  client: Client;
+  sandbox: Sandbox;
+  store: Store;
+  deps: ServerDeps;
+  dataDir: string;
+  logs: string[];
+  /** Calls a tool and checks that no secret leaked into the result. */
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** The structured content of a successful call; fails the test on an error result. */
+  ok<T = any>(name: string, args?: Record<string, unknown>): Promise<T>;
+  /** The text of an error result; fails the test on success. */
+  fails(name: string, args?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A secret that is valid at the GitHub sandbox and must never be seen anywhere. */
+export const CANARY = 'ghp_CANARY0000secret0000do0not0leak';
+
+/** Everything a test needs: the sandbox providers, a store with one account each, and a real MCP client. */
+export async function startHarness(options: { readOnly?: boolean; toolsets?: Provider[] } = {}): Promise<Harness> {
+  const sandbox = await startSandbox();
+  sandbox.states.github.tokens.add(CANARY);
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
+  const redactor = new Redactor();
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const store = await openStore({ dataDir, secretKey: 'test-secret-key', redactor });
+  for (const account of sandbox.accounts) await store.accounts.add({ ...account, label: 'sample' });
+  await store.accounts.add({ provider: 'github', label: 'canary', identity: 'canary', secret: { kind: 'token', token: CANARY } });
+
+  const deps: ServerDeps = {
+    store,
+    baseUrls: sandbox.baseUrls,
+    redactor,
+    readOnly: options.readOnly ?? false,
+    logger: createLogger({ stream, level: 'debug', redactor }),
+    version: 'test',
+    tools: [...connectorTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets }), ...platformTools()],
+    retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },
+  };
+  const server = createServer(deps);
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  await client.connect(clientTransport);
+  await client.listTools();
+
+  const secrets = [CANARY, ...sandbox.accounts.flatMap((a) => [a.secret.token, a.secret.apiKey].filter((s): s is string => !!s))];
+  const assertNoSecret = (text: string) => {
+    for (const s of secrets) expect(text, 'a secret leaked').not.toContain(s);
+  };
+
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    assertNoSecret(JSON.stringify(result));
+    return result;
+  };
+
+  return {
+    client,
+    sandbox,
+    store,
+    deps,
+    dataDir,
+    logs,
+    call,
+    async ok(name, args) {
+      const result = await call(name, args);
+      if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+      return result.structuredContent as any;
+    },
+    async fails(name, args) {
+      const result = await call(name, args);
+      expect(result.isError, `${name} should have failed`).toBe(true);
+      return (result.content[0] as { text: string }).text;
+    },
+    async close() {
+      assertNoSecret(logs.join(''));
+      await client.close();
+      await server.close();
+      await store.close();
+      await sandbox.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
