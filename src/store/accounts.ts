@@ -1,0 +1,289 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { AccountError, InputError } from '../errors.js';
+import type { Redactor } from '../redact.js';
+import { decryptSecret, encryptSecret } from './crypto.js';
+import {
+  PROVIDERS,
+  type Account,
+  type AccountSecret,
+  type AccountStatus,
+  type AccountStore,
+  type NewAccount,
+  type Provider,
+} from './types.js';
+
+interface AccountRow {
+  id: string;
+  provider: string;
+  label: string;
+  identity: string | null;
+  is_default: number;
+  status: string;
+  groups_json: string;
+  scopes_json: string;
+  meta_json: string;
+  secret_enc: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+const MAX_LABEL_LENGTH = 64;
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+const STATUSES: readonly AccountStatus[] = ['active', 'needs_reconnect'];
+const ORDER = 'ORDER BY provider, created_at, rowid';
+
+export function newAccountId(): string {
+  return 'acc_' + Array.from(randomBytes(10), (byte) => BASE32[byte % 32]).join('');
+}
+
+export function connectCommand(provider: Provider, label?: string): string {
+  const labelFlag = label === undefined ? '' : ` --label "${label}"`;
+  return `switchboard accounts add ${provider}${labelFlag} ${provider === 'sales' ? '--api-key-stdin' : '--token-stdin'}`;
+}
+
+export class SqliteAccountStore implements AccountStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly key: Buffer,
+    private readonly redactor?: Redactor,
+  ) {}
+
+  async list(filter: { provider?: Provider; group?: string } = {}): Promise<Account[]> {
+    const where: string[] = [];
+    const params: string[] = [];
+    if (filter.provider !== undefined) {
+      where.push('provider = ?');
+      params.push(filter.provider);
+    }
+    if (filter.group !== undefined) {
+      where.push('EXISTS (SELECT 1 FROM json_each(accounts.groups_json) WHERE value = ?)');
+      params.push(filter.group);
+    }
+    const sql = `SELECT * FROM accounts ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ${ORDER}`;
+    return (this.db.prepare(sql).all(...params) as AccountRow[]).map(toAccount);
+  }
+
+  async find(ref: string, provider?: Provider): Promise<Account | undefined> {
+    const row = this.findRow(ref, provider);
+    return row && toAccount(row);
+  }
+
+  async resolve(provider: Provider, ref?: string): Promise<{ account: Account; secret: AccountSecret }> {
+    const row = ref === undefined ? this.defaultRow(provider) : this.findRow(ref, provider);
+    if (!row) throw this.missingAccount(provider, ref);
+    const account = toAccount(row);
+    if (account.status === 'needs_reconnect') {
+      throw new AccountError(
+        `The ${provider} account "${account.label}" needs to be reconnected: its credential was refused or has expired. ` +
+          `Remove it (switchboard accounts remove ${account.id}) and connect it again: ${connectCommand(provider, account.label)}.`,
+      );
+    }
+    const secret = JSON.parse(decryptSecret(this.key, row.secret_enc, row.id)) as AccountSecret;
+    for (const value of [secret.token, secret.apiKey, secret.refreshToken]) this.redactor?.add(value);
+    return { account, secret };
+  }
+
+  async add(input: NewAccount): Promise<Account> {
+    if (!(PROVIDERS as readonly string[]).includes(input.provider)) {
+      throw new InputError(`Unknown provider "${input.provider}": use one of ${PROVIDERS.join(', ')}.`, 'provider');
+    }
+    const explicitLabel = input.label === undefined ? undefined : checkLabel(input.label);
+    const id = newAccountId();
+    const insert = this.db.transaction((): AccountRow => {
+      let label: string;
+      if (explicitLabel !== undefined) {
+        if (this.labelTaken(input.provider, explicitLabel)) throw this.labelCollision(input.provider, explicitLabel);
+        label = explicitLabel;
+      } else {
+        label = this.freeLabel(input.provider, defaultLabelBase(input));
+      }
+      const isDefault = this.defaultRow(input.provider, false) === undefined;
+      this.db
+        .prepare(
+          `INSERT INTO accounts (id, provider, label, identity, is_default, groups_json, scopes_json, meta_json, secret_enc, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          input.provider,
+          label,
+          input.identity ?? null,
+          isDefault ? 1 : 0,
+          JSON.stringify(input.groups ?? []),
+          JSON.stringify(input.scopes ?? []),
+          JSON.stringify(input.meta ?? {}),
+          encryptSecret(this.key, JSON.stringify(input.secret), id),
+          new Date().toISOString(),
+        );
+      return this.rowById(id)!;
+    });
+    return toAccount(insert.immediate());
+  }
+
+  async remove(ref: string): Promise<Account> {
+    const removeTx = this.db.transaction((): AccountRow => {
+      const row = this.requireRow(ref);
+      this.db.prepare('DELETE FROM accounts WHERE id = ?').run(row.id);
+      if (row.is_default) {
+        this.db
+          .prepare(
+            `UPDATE accounts SET is_default = 1
+             WHERE id = (SELECT id FROM accounts WHERE provider = ? ORDER BY created_at, rowid LIMIT 1)`,
+          )
+          .run(row.provider);
+      }
+      return row;
+    });
+    return toAccount(removeTx.immediate());
+  }
+
+  async rename(ref: string, label: string): Promise<Account> {
+    const newLabel = checkLabel(label);
+    const renameTx = this.db.transaction((): AccountRow => {
+      const row = this.requireRow(ref);
+      const holder = this.labelHolder(row.provider, newLabel);
+      if (holder && holder.id !== row.id) throw this.labelCollision(row.provider, newLabel);
+      this.db.prepare('UPDATE accounts SET label = ? WHERE id = ?').run(newLabel, row.id);
+      return this.rowById(row.id)!;
+    });
+    return toAccount(renameTx.immediate());
+  }
+
+  async setDefault(ref: string): Promise<Account> {
+    const setDefaultTx = this.db.transaction((): AccountRow => {
+      const row = this.requireRow(ref);
+      this.db.prepare('UPDATE accounts SET is_default = 0 WHERE provider = ? AND is_default = 1').run(row.provider);
+      this.db.prepare('UPDATE accounts SET is_default = 1 WHERE id = ?').run(row.id);
+      return this.rowById(row.id)!;
+    });
+    return toAccount(setDefaultTx.immediate());
+  }
+
+  async updateSecret(id: string, secret: AccountSecret): Promise<void> {
+    const result = this.db
+      .prepare('UPDATE accounts SET secret_enc = ? WHERE id = ?')
+      .run(encryptSecret(this.key, JSON.stringify(secret), id), id);
+    if (result.changes === 0) throw unknownId(id);
+  }
+
+  async setStatus(id: string, status: AccountStatus): Promise<void> {
+    if (!STATUSES.includes(status)) throw new InputError(`Unknown account status "${status}": use ${STATUSES.join(' or ')}.`, 'status');
+    const result = this.db.prepare('UPDATE accounts SET status = ? WHERE id = ?').run(status, id);
+    if (result.changes === 0) throw unknownId(id);
+  }
+
+  // Silent when the account is gone: a concurrent remove must not fail a tool call that already succeeded.
+  async touch(id: string): Promise<void> {
+    this.db.prepare('UPDATE accounts SET last_used_at = ? WHERE id = ?').run(new Date().toISOString(), id);
+  }
+
+  private rowById(id: string): AccountRow | undefined {
+    return this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+  }
+
+  private findRow(ref: string, provider?: Provider): AccountRow | undefined {
+    const byId = this.rowById(ref);
+    if (byId && (provider === undefined || byId.provider === provider)) return byId;
+    const trimmed = ref.trim();
+    if (provider !== undefined) return this.labelHolder(provider, trimmed);
+    const matches = this.db.prepare(`SELECT * FROM accounts WHERE lower(label) = lower(?) ${ORDER}`).all(trimmed) as AccountRow[];
+    if (matches.length > 1) {
+      const listed = matches.map((m) => `${m.label} (${m.provider}, ${m.id})`).join('; ');
+      throw new InputError(
+        `The label "${trimmed}" matches accounts at several providers: ${listed}. Use the account id, or name the provider.`,
+        'account',
+      );
+    }
+    return matches[0];
+  }
+
+  private requireRow(ref: string): AccountRow {
+    const row = this.findRow(ref);
+    if (row) return row;
+    const all = this.db.prepare(`SELECT * FROM accounts ${ORDER}`).all() as AccountRow[];
+    const known = all.length
+      ? `Connected accounts: ${all.map((a) => `"${a.label}" (${a.provider}, ${a.id})`).join(', ')}. Use one of these labels or ids.`
+      : 'No accounts are connected.';
+    throw new InputError(`No account "${ref}". ${known}`, 'account');
+  }
+
+  private defaultRow(provider: string, orOnly = true): AccountRow | undefined {
+    const row = this.db.prepare('SELECT * FROM accounts WHERE provider = ? AND is_default = 1').get(provider) as AccountRow | undefined;
+    if (row || !orOnly) return row;
+    const rows = this.db.prepare('SELECT * FROM accounts WHERE provider = ? LIMIT 2').all(provider) as AccountRow[];
+    return rows.length === 1 ? rows[0] : undefined;
+  }
+
+  private labelHolder(provider: string, label: string): AccountRow | undefined {
+    return this.db.prepare('SELECT * FROM accounts WHERE provider = ? AND lower(label) = lower(?)').get(provider, label) as
+      | AccountRow
+      | undefined;
+  }
+
+  private labelTaken(provider: string, label: string): boolean {
+    return this.labelHolder(provider, label) !== undefined;
+  }
+
+  private labelCollision(provider: string, label: string): InputError {
+    return new InputError(
+      `A ${provider} account is already labelled "${label}". Choose another label, for example "${this.freeLabel(provider, label)}", or rename the existing one.`,
+      'label',
+    );
+  }
+
+  private freeLabel(provider: string, base: string): string {
+    if (!this.labelTaken(provider, base)) return base;
+    for (let n = 2; ; n++) {
+      const suffix = ` ${n}`;
+      const candidate = base.slice(0, MAX_LABEL_LENGTH - suffix.length).trimEnd() + suffix;
+      if (!this.labelTaken(provider, candidate)) return candidate;
+    }
+  }
+
+  private missingAccount(provider: Provider, ref: string | undefined): AccountError {
+    const rows = this.db.prepare(`SELECT * FROM accounts WHERE provider = ? ${ORDER}`).all(provider) as AccountRow[];
+    if (rows.length === 0) {
+      const asked = ref === undefined ? '' : `No ${provider} account "${ref}". `;
+      return new AccountError(`${asked}No ${provider} account is connected. Connect one with: ${connectCommand(provider)}.`);
+    }
+    const labels = rows.map((r) => `"${r.label}"${r.is_default ? ' (default)' : ''}`).join(', ');
+    const head = ref === undefined ? `Several ${provider} accounts are connected and none is the default.` : `No ${provider} account "${ref}".`;
+    return new AccountError(`${head} Connected ${provider} accounts: ${labels}. Pass one of these labels as "account".`);
+  }
+}
+
+function checkLabel(raw: string): string {
+  const label = raw.trim();
+  if (label.length === 0 || label.length > MAX_LABEL_LENGTH) {
+    throw new InputError(`The label must be 1 to ${MAX_LABEL_LENGTH} characters long (got ${label.length}).`, 'label');
+  }
+  if (CONTROL_CHARACTERS.test(label)) throw new InputError('The label must not contain control characters.', 'label');
+  return label;
+}
+
+function defaultLabelBase(input: NewAccount): string {
+  const fromIdentity = (input.identity ?? '').replace(new RegExp(CONTROL_CHARACTERS, 'g'), '').trim().slice(0, MAX_LABEL_LENGTH).trim();
+  return fromIdentity || input.provider;
+}
+
+function unknownId(id: string): InputError {
+  return new InputError(`No account with id "${id}".`, 'id');
+}
+
+function toAccount(row: AccountRow): Account {
+  return {
+    id: row.id,
+    provider: row.provider as Provider,
+    label: row.label,
+    identity: row.identity,
+    isDefault: row.is_default === 1,
+    status: row.status as AccountStatus,
+    groups: JSON.parse(row.groups_json) as string[],
+    scopes: JSON.parse(row.scopes_json) as string[],
+    meta: JSON.parse(row.meta_json) as Record<string, string>,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
+}

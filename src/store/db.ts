@@ -1,0 +1,95 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Redactor } from '../redact.js';
+import { SqliteAccountStore } from './accounts.js';
+import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, loadKey, type LoadedKey } from './crypto.js';
+import { runMigrations } from './migrations.js';
+import type { Store } from './types.js';
+
+export const DB_FILE_NAME = 'switchboard.db';
+
+export interface OpenStoreOptions {
+  dataDir: string;
+  /** SWITCHBOARD_SECRET_KEY: 32 bytes as hex or base64, or a passphrase. Without it, `<dataDir>/secret.key` is used. */
+  secretKey?: string;
+  /** Receives every secret `accounts.resolve` decrypts. */
+  redactor?: Redactor;
+}
+
+/** The SQLite store; `db` lets later modules (triggers, events) use the same connection for their own tables. */
+export interface SqliteStore extends Store {
+  readonly db: Database.Database;
+}
+
+export async function openStore(options: OpenStoreOptions): Promise<SqliteStore> {
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const dbFile = join(options.dataDir, DB_FILE_NAME);
+  const db = openDatabase(dbFile);
+  try {
+    runMigrations(db);
+    restrictFileModes(dbFile);
+    const key = checkKey(db, dbFile, options);
+    const accounts = new SqliteAccountStore(db, key, options.redactor);
+    return {
+      db,
+      accounts,
+      async close() {
+        if (db.open) db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+export function openDatabase(dbFile: string): Database.Database {
+  // Created empty with 0600 first, so the file is never readable by others, not even briefly.
+  closeSync(openSync(dbFile, 'a', 0o600));
+  const db = new Database(dbFile);
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  restrictFileModes(dbFile);
+  return db;
+}
+
+function restrictFileModes(dbFile: string): void {
+  for (const file of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) {
+    if (existsSync(file)) chmodSync(file, 0o600);
+  }
+}
+
+/** Loads the key and proves it is the one the stored secrets were written with, before anything is written. */
+function checkKey(db: Database.Database, dbFile: string, options: OpenStoreOptions): Buffer {
+  const readCheck = () => (db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get() as { value: string } | undefined)?.value;
+  const existingCheck = readCheck();
+  const loaded = loadKey({ dataDir: options.dataDir, secretKey: options.secretKey, createKeyFile: existingCheck === undefined });
+  if (existingCheck === undefined) {
+    db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('key_check', ?)").run(
+      encryptSecret(loaded.key, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD),
+    );
+  }
+  const check = existingCheck ?? readCheck()!;
+  let matches = false;
+  try {
+    matches = decryptSecret(loaded.key, check, KEY_CHECK_AAD) === KEY_CHECK_PLAINTEXT;
+  } catch {
+    matches = false;
+  }
+  if (!matches) throw new Error(keyMismatchMessage(loaded, dbFile));
+  return loaded.key;
+}
+
+function keyMismatchMessage(loaded: LoadedKey, dbFile: string): string {
+  const head = `The secret key does not match the one the stored secrets in ${dbFile} were encrypted with. Nothing was changed.`;
+  return loaded.source === 'secretKey'
+    ? `${head} Set SWITCHBOARD_SECRET_KEY to the key used before, or unset it if they were encrypted with the key file ${loaded.keyFile}.`
+    : `${head} The key came from the key file ${loaded.keyFile}; restore the original file, or set SWITCHBOARD_SECRET_KEY to the key used before.`;
+}
