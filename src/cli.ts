@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { addAccount, checkProvider, formatAccounts, listAccounts, removeAccount } from './accounts/commands.js';
-import { loadConfig, type Flags } from './config.js';
+import { loadConfig, type Config, type Flags } from './config.js';
+import { formatTriggers, runTriggerTool, tailEvents } from './triggers/commands.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
 import { serve, VERSION } from './serve.js';
 
@@ -13,6 +14,10 @@ Usage:
   switchboard accounts add <outlook|sales|github|vercel> [--label L] (--token-stdin | --api-key-stdin) [--team ID]
   switchboard accounts list [--json]
   switchboard accounts remove <id|label>
+  switchboard triggers list [--json]
+  switchboard triggers add <kind> [--account L] [--filter F] [--folder F] [--interval S] [--forward-url URL] [--config JSON]
+  switchboard triggers remove <id>
+  switchboard events tail [--trigger ID] [--json] [--exec CMD] [--consumer NAME]
 
 serve speaks MCP over stdio; with --http, Streamable HTTP at /mcp. --sandbox runs local stand-in providers
 with sample accounts. Secrets are read from standard input, never from arguments.`;
@@ -32,6 +37,15 @@ const OPTIONS = {
   'token-stdin': { type: 'boolean' },
   'api-key-stdin': { type: 'boolean' },
   json: { type: 'boolean' },
+  account: { type: 'string' },
+  filter: { type: 'string' },
+  folder: { type: 'string' },
+  interval: { type: 'string' },
+  'forward-url': { type: 'string' },
+  config: { type: 'string' },
+  trigger: { type: 'string' },
+  exec: { type: 'string' },
+  consumer: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -88,7 +102,56 @@ async function main(argv: string[]): Promise<number> {
     }
     throw new InputError(`Unknown accounts command "${sub ?? ''}": use add, list or remove.`);
   }
-  throw new InputError(`Unknown command "${command}". Run switchboard --help.`);
+  if (command === 'triggers') return triggersCommand(config, sub, arg, values);
+  if (command === 'events' && sub === 'tail') {
+    const stop = new AbortController();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+    await tailEvents(config, {
+      triggerId: values.trigger,
+      json: values.json ?? false,
+      exec: values.exec,
+      consumer: values.consumer,
+      write: (line) => process.stdout.write(line + '\n'),
+      warn: (line) => process.stderr.write(line + '\n'),
+      signal: stop.signal,
+    });
+    return 0;
+  }
+  throw new InputError(`Unknown command "${[command, sub].filter(Boolean).join(' ')}". Run switchboard --help.`);
+}
+
+async function triggersCommand(config: Config, sub: string | undefined, arg: string | undefined, values: Record<string, any>): Promise<number> {
+  if (sub === 'list') {
+    const { triggers } = (await runTriggerTool(config, 'list', {})) as { triggers: Array<Record<string, unknown>> };
+    return print(values.json ? JSON.stringify(triggers, null, 2) : formatTriggers(triggers));
+  }
+  if (sub === 'remove') {
+    if (!arg) throw new InputError('Name the trigger to remove: switchboard triggers remove <id>.');
+    await runTriggerTool(config, 'delete', { id: arg });
+    return print(`Removed trigger ${arg}; it delivers no more events.`);
+  }
+  if (sub === 'add') {
+    if (!arg) throw new InputError('Name the trigger kind: switchboard triggers add outlook.new_email.');
+    let extra: Record<string, unknown> = {};
+    if (values.config) {
+      try {
+        extra = JSON.parse(values.config);
+      } catch {
+        throw new InputError('--config must be a JSON object, e.g. \'{"folder":"inbox"}\'.');
+      }
+    }
+    const interval = values.interval === undefined ? undefined : Number(values.interval);
+    const cfg = { ...extra, ...(values.filter ? { filter: values.filter } : {}), ...(values.folder ? { folder: values.folder } : {}), ...(interval !== undefined ? { poll_interval_seconds: interval } : {}) };
+    const result = (await runTriggerTool(config, 'create', {
+      kind: arg,
+      ...(values.account ? { account: values.account } : {}),
+      config: cfg,
+      ...(values['forward-url'] ? { forward_url: values['forward-url'] } : {}),
+    })) as { trigger: { id: string }; next: string; forward_secret?: string };
+    if (values.json) return print(JSON.stringify(result, null, 2));
+    return print(`Created trigger ${result.trigger.id}. ${result.next}${result.forward_secret ? `\nForward signing secret (shown once): ${result.forward_secret}` : ''}`);
+  }
+  throw new InputError(`Unknown triggers command "${sub ?? ''}": use add, list or remove.`);
 }
 
 function print(text: string): number {

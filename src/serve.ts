@@ -5,13 +5,17 @@ import { accountsList } from './accounts/tools.js';
 import type { Config } from './config.js';
 import { connectorTools } from './connectors/index.js';
 import { createLogger } from './log.js';
-import { startHttpListener } from './mcp/http.js';
+import { startHttpListener, type HttpListener } from './mcp/http.js';
 import { createServer, type ServerDeps } from './mcp/server.js';
 import { Redactor } from './redact.js';
 import { startSandbox, type Sandbox } from './sandbox/index.js';
 import { openStore } from './store/index.js';
-import type { Store } from './store/types.js';
+import type { Provider, Store } from './store/types.js';
 import type { Tool } from './tool.js';
+import { EventLog } from './triggers/event-log.js';
+import { TRIGGER_KINDS } from './triggers/kinds.js';
+import { Runner } from './triggers/runner.js';
+import { triggerTools } from './triggers/tools.js';
 
 export const VERSION = '0.1.0';
 
@@ -21,8 +25,10 @@ export interface Running {
   closed: Promise<void>;
 }
 
-export function platformTools(): Tool[] {
-  return [accountsList];
+/** The tools a server lists: connector tools for the chosen toolsets, then the platform's; read-only keeps only reads. */
+export function buildTools(options: { readOnly: boolean; toolsets?: Provider[] }): Tool[] {
+  const platform = [accountsList, ...triggerTools].filter((t) => !options.readOnly || t.effect === 'read');
+  return [...connectorTools(options), ...platform];
 }
 
 /** `switchboard serve`: store, tools and the chosen transport; in sandbox mode, local stand-in providers too. */
@@ -40,15 +46,19 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
   if (sandbox) await seedSandboxAccounts(store, sandbox);
 
   const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 30_000 });
+  const log = new EventLog(store.events);
+  await log.start();
+  let runner: Runner | undefined;
   const deps: ServerDeps = {
     store,
+    triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl, pollSoon: (id) => runner?.pollSoon(id) },
     baseUrls,
     redactor,
     readOnly: config.readOnly,
     dispatcher,
     logger,
     version: VERSION,
-    tools: [...connectorTools({ readOnly: config.readOnly, toolsets: config.toolsets }), ...platformTools()],
+    tools: buildTools({ readOnly: config.readOnly, toolsets: config.toolsets }),
   };
 
   let resolveClosed!: () => void;
@@ -58,12 +68,23 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
   const close = () =>
     (closing ??= (async () => {
       for (const c of closers.reverse()) await c().catch((e) => logger.warn('shutdown step failed', { message: String(e) }));
+      await runner?.stop();
+      log.stop();
       await dispatcher.close().catch(() => undefined);
       await store.close();
       await sandbox?.close();
       resolveClosed();
     })());
 
+  let listener: HttpListener | undefined;
+  const listenerOptions = {
+    host: config.http.host,
+    port: config.http.port,
+    publicUrl: config.http.publicUrl,
+    token: config.http.token,
+    logger,
+    version: VERSION,
+  };
   if (config.transport === 'stdio') {
     const server = createServer(deps);
     const transport = new StdioServerTransport(io.stdin as never, io.stdout as never);
@@ -71,20 +92,38 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     closers.push(() => server.close());
     io.stdin.on('end', () => void close());
     io.stdin.on('close', () => void close());
-  } else {
-    const listener = await startHttpListener({
-      host: config.http.host,
-      port: config.http.port,
-      publicUrl: config.http.publicUrl,
-      token: config.http.token,
-      mcp: () => createServer(deps),
+    runner = new Runner({
+      store,
+      kinds: TRIGGER_KINDS,
+      log,
+      deps,
       logger,
-      version: VERSION,
+      // The lease holder also serves webhooks and the Integrations page; a busy port is not fatal here.
+      onLeadership: async (leading) => {
+        if (leading && !listener) {
+          listener = await startHttpListener({ ...listenerOptions, mcp: undefined }).catch((error: Error) => {
+            logger.warn('HTTP listener not started', { message: error.message });
+            return undefined;
+          });
+        } else if (!leading && listener) {
+          await listener.close();
+          listener = undefined;
+        }
+      },
     });
-    closers.push(() => listener.close());
-    logger.info('listening', { mcp: `${listener.url}/mcp`, health: `${listener.url}/healthz` });
-    if (sandbox) printSandboxBanner(sandbox, `${listener.url}/mcp`);
+    closers.push(async () => {
+      await runner?.stop();
+      await listener?.close();
+    });
+  } else {
+    const http = await startHttpListener({ ...listenerOptions, mcp: () => createServer(deps) });
+    closers.push(() => http.close());
+    runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });
+    closers.push(() => runner!.stop());
+    logger.info('listening', { mcp: `${http.url}/mcp`, health: `${http.url}/healthz` });
+    if (sandbox) printSandboxBanner(sandbox, `${http.url}/mcp`);
   }
+  await runner!.start();
   if (sandbox && config.transport === 'stdio') printSandboxBanner(sandbox, 'stdio');
   return { close, closed };
 }

@@ -6,12 +6,24 @@ import { createApi, type Api } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
 import type { Redactor } from './redact.js';
 import type { Account, AccountSecret, Provider, Store } from './store/types.js';
+import type { EventLog } from './triggers/event-log.js';
+import type { TriggerKind } from './triggers/kind.js';
+
+export interface TriggerRuntime {
+  kinds: Map<string, TriggerKind>;
+  log: EventLog;
+  /** Ask the runner (when this process holds it) to poll a trigger soon. */
+  pollSoon?(triggerId: string): void;
+  publicUrl?: string;
+}
 
 export type Effect = 'read' | 'write' | 'delete';
 
 /** What every tool may use, passed in by the server: nothing is a module global. */
 export interface ToolDeps {
   store: Store;
+  /** Trigger kinds, the event log and the runner; absent where a process serves no triggers. */
+  triggers?: TriggerRuntime;
   baseUrls: Record<Provider, string>;
   redactor: Redactor;
   readOnly: boolean;

@@ -6,13 +6,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import { connectorTools } from '../src/connectors/index.js';
 import { createLogger } from '../src/log.js';
 import { createServer, type ServerDeps } from '../src/mcp/server.js';
 import { Redactor } from '../src/redact.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
-import { platformTools } from '../src/serve.js';
+import { buildTools } from '../src/serve.js';
 import { openStore } from '../src/store/index.js';
+import { EventLog } from '../src/triggers/event-log.js';
+import { TRIGGER_KINDS } from '../src/triggers/kinds.js';
 import type { Provider, Store } from '../src/store/types.js';
 
 export interface Harness {
@@ -51,14 +52,17 @@ export async function startHarness(options: { readOnly?: boolean; toolsets?: Pro
   for (const account of sandbox.accounts) await store.accounts.add({ ...account, label: 'sample' });
   await store.accounts.add({ provider: 'github', label: 'canary', identity: 'canary', secret: { kind: 'token', token: CANARY } });
 
+  const log = new EventLog(store.events, 50);
+  await log.start();
   const deps: ServerDeps = {
     store,
+    triggers: { kinds: TRIGGER_KINDS, log },
     baseUrls: sandbox.baseUrls,
     redactor,
     readOnly: options.readOnly ?? false,
     logger: createLogger({ stream, level: 'debug', redactor }),
     version: 'test',
-    tools: [...connectorTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets }), ...platformTools()],
+    tools: buildTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets }),
     retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },
   };
   const server = createServer(deps);
@@ -101,6 +105,7 @@ export async function startHarness(options: { readOnly?: boolean; toolsets?: Pro
       assertNoSecret(logs.join(''));
       await client.close();
       await server.close();
+      log.stop();
       await store.close();
       await sandbox.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -75,7 +75,7 @@ export function apiCallTool(connector: Connector, options: ApiCallOptions): Tool
       if (body !== undefined && method === 'GET') {
         throw new InputError('"body" cannot be sent with GET; remove it or use POST, PUT or PATCH.', 'body');
       }
-      const request = { method, endpoint, body, headers, acceptStatus: [304] };
+      const request = { method, endpoint, endpointField: options.pathField, body, headers, acceptStatus: [304] };
       if (dry_run) return { dry_run: true, request: await api.prepare(request) };
       const res = await api.request(request);
       const kept = Object.fromEntries(Object.entries(res.headers).filter(([k]) => KEPT_HEADERS.test(k)));

@@ -211,24 +211,29 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
-      rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes.`);
-      req.destroy();
-      return undefined;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    rpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
-    return undefined;
-  }
+/** Reads a JSON body; answers 400 or 413 itself and resolves undefined when it cannot. */
+function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('error', () => resolve(undefined));
+    req.on('end', () => {
+      if (size > MAX_BODY_BYTES) {
+        rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes.`);
+        return resolve(undefined);
+      }
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        rpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
+        resolve(undefined);
+      }
+    });
+  });
 }
 
 function rpcError(res: ServerResponse, status: number, code: number, message: string): void {

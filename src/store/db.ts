@@ -4,7 +4,9 @@ import Database from 'better-sqlite3';
 import type { Redactor } from '../redact.js';
 import { SqliteAccountStore } from './accounts.js';
 import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, loadKey, type LoadedKey } from './crypto.js';
+import { SqliteEventStore } from './events.js';
 import { runMigrations } from './migrations.js';
+import { SqliteTriggerStore } from './triggers.js';
 import type { Store } from './types.js';
 
 export const DB_FILE_NAME = 'switchboard.db';
@@ -34,6 +36,8 @@ export async function openStore(options: OpenStoreOptions): Promise<SqliteStore>
     return {
       db,
       accounts,
+      triggers: new SqliteTriggerStore(db, key),
+      events: new SqliteEventStore(db, key),
       async close() {
         if (db.open) db.close();
       },

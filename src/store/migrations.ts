@@ -34,6 +34,75 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    up(db) {
+      db.exec(`
+        CREATE TABLE triggers (
+          id TEXT PRIMARY KEY,
+          kind TEXT NOT NULL,
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          config_json TEXT NOT NULL DEFAULT '{}',
+          status TEXT NOT NULL DEFAULT 'active',
+          forward_url TEXT,
+          secret_enc TEXT,
+          provider_refs_json TEXT NOT NULL DEFAULT '{}',
+          state_json TEXT NOT NULL DEFAULT '{}',
+          fired INTEGER NOT NULL DEFAULT 0,
+          skipped INTEGER NOT NULL DEFAULT 0,
+          errors INTEGER NOT NULL DEFAULT 0,
+          last_event_at TEXT,
+          last_error TEXT,
+          created_at TEXT NOT NULL
+        );
+        CREATE TABLE events (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          trigger_id TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          dedupe_key TEXT NOT NULL,
+          occurred_at TEXT NOT NULL,
+          received_at TEXT NOT NULL,
+          summary TEXT NOT NULL,
+          payload_json TEXT NOT NULL,
+          UNIQUE (trigger_id, dedupe_key)
+        );
+        CREATE INDEX events_trigger ON events (trigger_id, id);
+        CREATE TABLE consumers (
+          name TEXT PRIMARY KEY,
+          cursor INTEGER NOT NULL DEFAULT 0,
+          updated_at TEXT NOT NULL
+        );
+        CREATE TABLE deliveries (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          event_id INTEGER NOT NULL,
+          trigger_id TEXT NOT NULL,
+          url TEXT NOT NULL,
+          state TEXT NOT NULL DEFAULT 'pending',
+          attempts INTEGER NOT NULL DEFAULT 0,
+          next_attempt_at INTEGER NOT NULL,
+          give_up_at INTEGER NOT NULL,
+          last_status INTEGER,
+          last_error TEXT,
+          UNIQUE (event_id, url)
+        );
+        CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at);
+        CREATE TABLE delivery_attempts (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          delivery_id INTEGER NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
+          attempt INTEGER NOT NULL,
+          at TEXT NOT NULL,
+          status INTEGER,
+          error TEXT,
+          duration_ms INTEGER
+        );
+        CREATE TABLE leases (
+          name TEXT PRIMARY KEY,
+          holder TEXT NOT NULL,
+          expires_at INTEGER NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 export interface MigrationResult {

@@ -61,5 +61,113 @@ export interface AccountStore {
 
 export interface Store {
   accounts: AccountStore;
+  triggers: TriggerStore;
+  events: EventStore;
   close(): Promise<void>;
+}
+
+export type TriggerStatus = 'active' | 'failing';
+
+/** A standing request for events, e.g. every email to an account that matches a filter. */
+export interface Trigger {
+  id: string;
+  kind: string;
+  accountId: string;
+  config: Record<string, unknown>;
+  status: TriggerStatus;
+  forwardUrl: string | null;
+  /** Ids of what the trigger created at the provider (webhooks), to remove them with it. */
+  providerRefs: Record<string, unknown>;
+  /** The source's own progress (a delta link, a last-seen time). */
+  state: Record<string, unknown>;
+  fired: number;
+  skipped: number;
+  errors: number;
+  lastEventAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface TriggerSecrets {
+  /** Signs forwarded events (X-Switchboard-Signature-256). */
+  forward?: string;
+  /** Verifies the provider's webhook deliveries. */
+  webhook?: string;
+}
+
+export interface NewTrigger {
+  kind: string;
+  accountId: string;
+  config: Record<string, unknown>;
+  forwardUrl?: string | null;
+  secrets?: TriggerSecrets;
+  providerRefs?: Record<string, unknown>;
+  state?: Record<string, unknown>;
+}
+
+/** One durable, numbered occurrence of a trigger. */
+export interface TriggerEvent {
+  id: number;
+  triggerId: string;
+  kind: string;
+  dedupeKey: string;
+  occurredAt: string;
+  receivedAt: string;
+  summary: string;
+  payload: Record<string, unknown>;
+}
+
+export interface NewEvent {
+  dedupeKey: string;
+  occurredAt: string;
+  summary: string;
+  payload: Record<string, unknown>;
+}
+
+export interface CommitInput {
+  events: NewEvent[];
+  /** The source's new state, stored in the same transaction as the events. */
+  state?: Record<string, unknown>;
+  skipped?: number;
+  /** A failure to record; null clears the last one. */
+  error?: string | null;
+}
+
+export interface TriggerStore {
+  create(input: NewTrigger): Promise<Trigger>;
+  get(id: string): Promise<Trigger | undefined>;
+  list(filter?: { accountId?: string; kind?: string }): Promise<Trigger[]>;
+  remove(id: string): Promise<Trigger | undefined>;
+  secrets(id: string): Promise<TriggerSecrets>;
+  update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void>;
+  /** Appends the new events (a dedupe key seen before for the trigger is ignored) and the state, atomically. */
+  commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]>;
+}
+
+export interface Delivery {
+  id: number;
+  event: TriggerEvent;
+  url: string;
+  attempts: number;
+  giveUpAt: number;
+  secret: string | undefined;
+}
+
+export interface EventStore {
+  /** Events with an id above `cursor`, oldest first. */
+  after(cursor: number, options: { triggerIds?: string[]; limit: number }): Promise<TriggerEvent[]>;
+  /** The newest events of a trigger, newest first. */
+  latest(triggerId: string, limit: number): Promise<TriggerEvent[]>;
+  lastId(): Promise<number>;
+  cursor(consumer: string): Promise<number>;
+  setCursor(consumer: string, cursor: number): Promise<void>;
+  /** Takes or renews a named lease; true while `holder` holds it. */
+  acquireLease(name: string, holder: string, ttlMs: number, now?: number): Promise<boolean>;
+  releaseLease(name: string, holder: string): Promise<void>;
+  dueDeliveries(now: number, limit: number): Promise<Delivery[]>;
+  recordAttempt(
+    deliveryId: number,
+    attempt: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
+  ): Promise<void>;
+  attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>>;
 }

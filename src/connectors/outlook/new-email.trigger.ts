@@ -1,0 +1,203 @@
+import * as z from 'zod/v4';
+import { InputError, ProviderError } from '../../errors.js';
+import type { Api } from '../../http/client.js';
+import type { NewEvent } from '../../store/types.js';
+import { DEFAULT_POLL_INTERVAL_S, MIN_POLL_INTERVAL_S, type PollContext, type PollResult, type TriggerKind } from '../../triggers/kind.js';
+import { matchesFilter, parseFilter, type ParsedFilter } from './filter.js';
+
+/** The specification: emails with any attachment over 25 MB are not processed. */
+export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
+
+const config = z
+  .object({
+    folder: z.string().min(1).optional().describe('Folder id or well-known name to watch; default inbox'),
+    mailbox: z.string().min(1).optional().describe('Shared mailbox address or user id (needs delegated access); default your own'),
+    filter: z
+      .string()
+      .max(1000)
+      .optional()
+      .describe('e.g. from:*@acme.com AND subject:"invoice"; forms: subject:, body:, from: (* wildcard), hasAttachments:true|false, received:MM/DD/YYYY'),
+    poll_interval_seconds: z.number().int().min(MIN_POLL_INTERVAL_S).max(3600).optional().describe(`Seconds between polls, at least ${MIN_POLL_INTERVAL_S}; default ${DEFAULT_POLL_INTERVAL_S}`),
+    time_zone: z.string().optional().describe('IANA time zone for received: dates; default UTC'),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    try {
+      if (value.filter) parseFilter(value.filter);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', path: ['filter'], message: (error as Error).message });
+    }
+    if (value.time_zone) {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: value.time_zone });
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['time_zone'], message: `unknown time zone "${value.time_zone}"; use an IANA name such as Europe/Paris` });
+      }
+    }
+  });
+
+type Config = z.output<typeof config>;
+
+interface GraphMessage {
+  id: string;
+  '@removed'?: unknown;
+  subject?: string | null;
+  from?: { emailAddress?: { name?: string | null; address?: string | null } } | null;
+  toRecipients?: Array<{ emailAddress?: { name?: string | null; address?: string | null } }>;
+  receivedDateTime?: string;
+  bodyPreview?: string | null;
+  body?: { content?: string | null } | null;
+  hasAttachments?: boolean;
+  webLink?: string | null;
+  isDraft?: boolean;
+}
+
+interface State {
+  deltaLink?: string;
+  lastPollAt?: string;
+  lastSkipped?: { messageId: string; reason: string; at: string };
+}
+
+const SELECT = 'subject,from,toRecipients,receivedDateTime,bodyPreview,hasAttachments,webLink,isDraft';
+
+export const newEmail: TriggerKind = {
+  kind: 'outlook.new_email',
+  connector: 'outlook',
+  description: 'Each new email in a folder (default inbox), optionally narrowed by a filter; polled with Graph delta queries.',
+  config,
+  poll: {
+    intervalMs: (c) => ((c as Config).poll_interval_seconds ?? DEFAULT_POLL_INTERVAL_S) * 1000,
+    run: pollNewEmail,
+  },
+};
+
+async function pollNewEmail(ctx: PollContext): Promise<PollResult> {
+  const cfg = ctx.trigger.config as Config;
+  const state = ctx.trigger.state as State;
+  const filter = cfg.filter ? parseFilter(cfg.filter) : undefined;
+  const wantsBody = filter?.conditions.some((c) => c.field === 'body') ?? false;
+  const now = new Date(ctx.now).toISOString();
+
+  if (!state.deltaLink) {
+    const baseline = await readDelta(ctx.api, startUrl(cfg, wantsBody, now), wantsBody);
+    return { events: [], state: { ...state, deltaLink: baseline.deltaLink, lastPollAt: now } };
+  }
+  let changes: { messages: GraphMessage[]; deltaLink: string };
+  try {
+    changes = await readDelta(ctx.api, state.deltaLink, wantsBody);
+  } catch (error) {
+    if (!isExpiredSync(error)) throw error;
+    // A new baseline; mail that arrived since the last good poll still fires (dedupe stops repeats).
+    const since = new Date((state.lastPollAt ? Date.parse(state.lastPollAt) : ctx.now) - 60_000).toISOString();
+    changes = await readDelta(ctx.api, startUrl(cfg, wantsBody, since), wantsBody);
+  }
+
+  const events: NewEvent[] = [];
+  const skipped: PollResult['skipped'] = [];
+  for (const message of changes.messages) {
+    if (message['@removed'] || message.isDraft) continue;
+    if (filter && !matches(filter, message, cfg)) continue;
+    const attachments = message.hasAttachments ? await listAttachments(ctx.api, cfg, message.id) : [];
+    const tooLarge = attachments.find((a) => a.size > MAX_ATTACHMENT_BYTES);
+    if (tooLarge) {
+      skipped.push({ key: message.id, reason: `attachment "${tooLarge.name}" is ${tooLarge.size} bytes, over the 25 MB limit` });
+      continue;
+    }
+    events.push(toEvent(message, attachments, cfg));
+  }
+  const lastSkip = skipped.at(-1);
+  return {
+    events,
+    skipped,
+    state: {
+      ...state,
+      deltaLink: changes.deltaLink,
+      lastPollAt: now,
+      ...(lastSkip ? { lastSkipped: { messageId: lastSkip.key, reason: lastSkip.reason, at: now } } : {}),
+    },
+  };
+}
+
+function mailboxPath(cfg: Config): string {
+  return cfg.mailbox ? `/users/${encodeURIComponent(cfg.mailbox)}` : '/me';
+}
+
+/** Delta from `sinceIso` on: the only $filter delta allows, and it keeps a baseline from paging through old mail. */
+function startUrl(cfg: Config, wantsBody: boolean, sinceIso: string): string {
+  const select = wantsBody ? `${SELECT},body` : SELECT;
+  const folder = encodeURIComponent(cfg.folder ?? 'inbox');
+  return `${mailboxPath(cfg)}/mailFolders/${folder}/messages/delta?changeType=created&$select=${select}&$filter=receivedDateTime ge ${sinceIso}`;
+}
+
+async function readDelta(api: Api, first: string, wantsBody: boolean): Promise<{ messages: GraphMessage[]; deltaLink: string }> {
+  const messages: GraphMessage[] = [];
+  let next: string | undefined = first;
+  for (let page = 0; next && page < 200; page++) {
+    const res = await api.request({
+      method: 'GET',
+      endpoint: next,
+      headers: wantsBody ? { prefer: 'outlook.body-content-type="text", odata.maxpagesize=100' } : { prefer: 'odata.maxpagesize=100' },
+    });
+    const body = res.body as { value?: GraphMessage[]; '@odata.nextLink'?: string; '@odata.deltaLink'?: string };
+    messages.push(...(body.value ?? []));
+    if (body['@odata.deltaLink']) return { messages, deltaLink: body['@odata.deltaLink'] };
+    next = body['@odata.nextLink'];
+  }
+  throw new ProviderError({ connector: 'outlook', status: 502, method: 'GET', path: 'messages/delta', providerMessage: 'delta query ended without a deltaLink' });
+}
+
+function isExpiredSync(error: unknown): boolean {
+  if (!(error instanceof ProviderError)) return false;
+  const code = (error.code ?? '').toLowerCase();
+  return code === 'syncstatenotfound' || code === 'resyncrequired' || code === 'syncstateinvalid' || (error.status === 410 && code !== '');
+}
+
+function matches(filter: ParsedFilter, m: GraphMessage, cfg: Config): boolean {
+  try {
+    return matchesFilter(
+      filter,
+      {
+        subject: m.subject ?? null,
+        bodyText: m.body?.content ?? null,
+        bodyPreview: m.bodyPreview ?? null,
+        from: m.from?.emailAddress ? { address: m.from.emailAddress.address ?? null, name: m.from.emailAddress.name ?? null } : null,
+        hasAttachments: m.hasAttachments ?? false,
+        receivedDateTime: m.receivedDateTime ?? '',
+      },
+      { timeZone: cfg.time_zone },
+    );
+  } catch (error) {
+    if (error instanceof InputError) return false;
+    throw error;
+  }
+}
+
+async function listAttachments(api: Api, cfg: Config, messageId: string): Promise<Array<{ name: string; size: number }>> {
+  const body = await api.get<{ value?: Array<{ name?: string; size?: number }> }>(
+    `${mailboxPath(cfg)}/messages/${encodeURIComponent(messageId)}/attachments?$select=name,size,contentType`,
+  );
+  return (body.value ?? []).map((a) => ({ name: a.name ?? '(unnamed)', size: a.size ?? 0 }));
+}
+
+function toEvent(m: GraphMessage, attachments: Array<{ name: string; size: number }>, cfg: Config): NewEvent {
+  const from = m.from?.emailAddress;
+  const who = from?.name || from?.address || 'unknown sender';
+  return {
+    dedupeKey: m.id,
+    occurredAt: m.receivedDateTime ?? new Date().toISOString(),
+    summary: `Email from ${who}: ${(m.subject ?? '(no subject)').slice(0, 120)}`,
+    payload: {
+      message_id: m.id,
+      subject: m.subject ?? null,
+      from: from ? { name: from.name ?? null, address: from.address ?? null } : null,
+      to: (m.toRecipients ?? []).map((r) => ({ name: r.emailAddress?.name ?? null, address: r.emailAddress?.address ?? null })),
+      receivedDateTime: m.receivedDateTime ?? null,
+      bodyPreview: m.bodyPreview ?? null,
+      hasAttachments: m.hasAttachments ?? false,
+      attachments,
+      webLink: m.webLink ?? null,
+      folder: cfg.folder ?? 'inbox',
+      ...(cfg.mailbox ? { mailbox: cfg.mailbox } : {}),
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import type Database from 'better-sqlite3';
+import { decryptSecret } from './crypto.js';
+import { toEvent, type EventRow } from './triggers.js';
+import type { Delivery, EventStore, TriggerEvent } from './types.js';
+
+export class SqliteEventStore implements EventStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly key: Buffer,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async after(cursor: number, options: { triggerIds?: string[]; limit: number }): Promise<TriggerEvent[]> {
+    const ids = options.triggerIds?.length ? options.triggerIds : null;
+    const rows = ids
+      ? (this.db
+          .prepare(`SELECT * FROM events WHERE id > ? AND trigger_id IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`)
+          .all(cursor, JSON.stringify(ids), options.limit) as EventRow[])
+      : (this.db.prepare('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?').all(cursor, options.limit) as EventRow[]);
+    return rows.map(toEvent);
+  }
+
+  async latest(triggerId: string, limit: number): Promise<TriggerEvent[]> {
+    const rows = this.db.prepare('SELECT * FROM events WHERE trigger_id = ? ORDER BY id DESC LIMIT ?').all(triggerId, limit) as EventRow[];
+    return rows.map(toEvent);
+  }
+
+  async lastId(): Promise<number> {
+    return (this.db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM events').get() as { id: number }).id;
+  }
+
+  async cursor(consumer: string): Promise<number> {
+    const row = this.db.prepare('SELECT cursor FROM consumers WHERE name = ?').get(consumer) as { cursor: number } | undefined;
+    return row?.cursor ?? 0;
+  }
+
+  async setCursor(consumer: string, cursor: number): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO consumers (name, cursor, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET cursor = MAX(cursor, excluded.cursor), updated_at = excluded.updated_at`,
+      )
+      .run(consumer, cursor, new Date(this.clock()).toISOString());
+  }
+
+  async acquireLease(name: string, holder: string, ttlMs: number, now = this.clock()): Promise<boolean> {
+    const take = this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO leases (name, holder, expires_at) VALUES (@name, @holder, @expires)
+           ON CONFLICT (name) DO UPDATE SET holder = @holder, expires_at = @expires
+           WHERE leases.holder = @holder OR leases.expires_at < @now`,
+        )
+        .run({ name, holder, expires: now + ttlMs, now });
+      const row = this.db.prepare('SELECT holder FROM leases WHERE name = ?').get(name) as { holder: string };
+      return row.holder === holder;
+    });
+    return take.immediate();
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    this.db.prepare('DELETE FROM leases WHERE name = ? AND holder = ?').run(name, holder);
+  }
+
+  async dueDeliveries(now: number, limit: number): Promise<Delivery[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT d.id AS delivery_id, d.url, d.attempts, d.give_up_at, t.secret_enc, e.*
+         FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN triggers t ON t.id = d.trigger_id
+         WHERE d.state = 'pending' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.id LIMIT ?`,
+      )
+      .all(now, limit) as Array<EventRow & { delivery_id: number; url: string; attempts: number; give_up_at: number; secret_enc: string | null }>;
+    return rows.map((r) => ({
+      id: r.delivery_id,
+      event: toEvent(r),
+      url: r.url,
+      attempts: r.attempts,
+      giveUpAt: r.give_up_at,
+      secret: r.secret_enc ? (JSON.parse(decryptSecret(this.key, r.secret_enc, r.trigger_id)).forward as string | undefined) : undefined,
+    }));
+  }
+
+  async recordAttempt(
+    deliveryId: number,
+    a: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
+  ): Promise<void> {
+    this.db.transaction(() => {
+      const row = this.db.prepare('UPDATE deliveries SET attempts = attempts + 1 WHERE id = ? RETURNING attempts').get(deliveryId) as
+        | { attempts: number }
+        | undefined;
+      if (!row) return;
+      this.db
+        .prepare('INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(deliveryId, row.attempts, new Date(this.clock()).toISOString(), a.status ?? null, a.error ?? null, Math.round(a.durationMs));
+      const state = a.delivered ? 'delivered' : a.nextAttemptAt === null ? 'failed' : 'pending';
+      this.db
+        .prepare('UPDATE deliveries SET state = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_status = ?, last_error = ? WHERE id = ?')
+        .run(state, a.nextAttemptAt, a.status ?? null, a.error ?? null, deliveryId);
+    })();
+  }
+
+  async attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>> {
+    return this.db
+      .prepare(
+        `SELECT a.attempt, a.status, a.error, a.at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+         WHERE d.event_id = ? ORDER BY a.id`,
+      )
+      .all(eventId) as Array<{ attempt: number; status: number | null; error: string | null; at: string }>;
+  }
+}

@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { InputError } from '../errors.js';
+import { decryptSecret, encryptSecret } from './crypto.js';
+import type { CommitInput, NewTrigger, Trigger, TriggerEvent, TriggerSecrets, TriggerStore } from './types.js';
+
+interface TriggerRow {
+  id: string;
+  kind: string;
+  account_id: string;
+  config_json: string;
+  status: string;
+  forward_url: string | null;
+  secret_enc: string | null;
+  provider_refs_json: string;
+  state_json: string;
+  fired: number;
+  skipped: number;
+  errors: number;
+  last_event_at: string | null;
+  last_error: string | null;
+  created_at: string;
+}
+
+export interface EventRow {
+  id: number;
+  trigger_id: string;
+  kind: string;
+  dedupe_key: string;
+  occurred_at: string;
+  received_at: string;
+  summary: string;
+  payload_json: string;
+}
+
+/** Forwarding is retried for this long after an event was committed. */
+export const FORWARD_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export function newTriggerId(): string {
+  return 'trg_' + randomBytes(8).toString('hex');
+}
+
+export function toEvent(row: EventRow): TriggerEvent {
+  return {
+    id: row.id,
+    triggerId: row.trigger_id,
+    kind: row.kind,
+    dedupeKey: row.dedupe_key,
+    occurredAt: row.occurred_at,
+    receivedAt: row.received_at,
+    summary: row.summary,
+    payload: JSON.parse(row.payload_json),
+  };
+}
+
+function toTrigger(row: TriggerRow): Trigger {
+  return {
+    id: row.id,
+    kind: row.kind,
+    accountId: row.account_id,
+    config: JSON.parse(row.config_json),
+    status: row.status === 'failing' ? 'failing' : 'active',
+    forwardUrl: row.forward_url,
+    providerRefs: JSON.parse(row.provider_refs_json),
+    state: JSON.parse(row.state_json),
+    fired: row.fired,
+    skipped: row.skipped,
+    errors: row.errors,
+    lastEventAt: row.last_event_at,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+  };
+}
+
+export class SqliteTriggerStore implements TriggerStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly key: Buffer,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async create(input: NewTrigger): Promise<Trigger> {
+    const id = newTriggerId();
+    const secrets = input.secrets && Object.keys(input.secrets).length ? encryptSecret(this.key, JSON.stringify(input.secrets), id) : null;
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO triggers (id, kind, account_id, config_json, forward_url, secret_enc, provider_refs_json, state_json, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          input.kind,
+          input.accountId,
+          JSON.stringify(input.config),
+          input.forwardUrl ?? null,
+          secrets,
+          JSON.stringify(input.providerRefs ?? {}),
+          JSON.stringify(input.state ?? {}),
+          new Date(this.clock()).toISOString(),
+        );
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+        throw new InputError(`No account ${input.accountId}; accounts_list shows the connected accounts.`, 'account');
+      }
+      throw error;
+    }
+    return (await this.get(id))!;
+  }
+
+  async get(id: string): Promise<Trigger | undefined> {
+    const row = this.db.prepare('SELECT * FROM triggers WHERE id = ?').get(id) as TriggerRow | undefined;
+    return row && toTrigger(row);
+  }
+
+  async list(filter: { accountId?: string; kind?: string } = {}): Promise<Trigger[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM triggers WHERE (@accountId IS NULL OR account_id = @accountId) AND (@kind IS NULL OR kind = @kind)
+         ORDER BY created_at, rowid`,
+      )
+      .all({ accountId: filter.accountId ?? null, kind: filter.kind ?? null }) as TriggerRow[];
+    return rows.map(toTrigger);
+  }
+
+  async remove(id: string): Promise<Trigger | undefined> {
+    const found = await this.get(id);
+    if (!found) return undefined;
+    this.db.transaction(() => {
+      this.db.prepare("UPDATE deliveries SET state = 'cancelled' WHERE trigger_id = ? AND state = 'pending'").run(id);
+      this.db.prepare('DELETE FROM triggers WHERE id = ?').run(id);
+    })();
+    return found;
+  }
+
+  async secrets(id: string): Promise<TriggerSecrets> {
+    const row = this.db.prepare('SELECT secret_enc FROM triggers WHERE id = ?').get(id) as { secret_enc: string | null } | undefined;
+    return row?.secret_enc ? JSON.parse(decryptSecret(this.key, row.secret_enc, id)) : {};
+  }
+
+  async update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void> {
+    if (patch.state) this.db.prepare('UPDATE triggers SET state_json = ? WHERE id = ?').run(JSON.stringify(patch.state), id);
+    if (patch.providerRefs) this.db.prepare('UPDATE triggers SET provider_refs_json = ? WHERE id = ?').run(JSON.stringify(patch.providerRefs), id);
+  }
+
+  async commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]> {
+    const now = this.clock();
+    const receivedAt = new Date(now).toISOString();
+    const insertEvent = this.db.prepare(
+      `INSERT OR IGNORE INTO events (trigger_id, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insertDelivery = this.db.prepare(
+      `INSERT OR IGNORE INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at) VALUES (?, ?, ?, ?, ?)`,
+    );
+    const run = this.db.transaction((): TriggerEvent[] => {
+      const trigger = this.db.prepare('SELECT kind, forward_url FROM triggers WHERE id = ?').get(triggerId) as
+        | { kind: string; forward_url: string | null }
+        | undefined;
+      if (!trigger) return [];
+      const added: TriggerEvent[] = [];
+      for (const e of input.events) {
+        const result = insertEvent.run(triggerId, trigger.kind, e.dedupeKey, e.occurredAt, receivedAt, e.summary, JSON.stringify(e.payload));
+        if (result.changes === 0) continue;
+        const id = Number(result.lastInsertRowid);
+        added.push({ id, triggerId, kind: trigger.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });
+        if (trigger.forward_url) insertDelivery.run(id, triggerId, trigger.forward_url, now, now + FORWARD_WINDOW_MS);
+      }
+      this.db
+        .prepare(
+          `UPDATE triggers SET fired = fired + @fired, skipped = skipped + @skipped,
+             errors = errors + @failed, last_error = CASE WHEN @hasError THEN @error ELSE last_error END,
+             status = CASE WHEN @hasError AND @error IS NOT NULL THEN 'failing' WHEN @hasError THEN 'active' ELSE status END,
+             last_event_at = CASE WHEN @fired > 0 THEN @receivedAt ELSE last_event_at END,
+             state_json = COALESCE(@state, state_json)
+           WHERE id = @id`,
+        )
+        .run({
+          id: triggerId,
+          fired: added.length,
+          skipped: input.skipped ?? 0,
+          failed: input.error ? 1 : 0,
+          hasError: input.error !== undefined ? 1 : 0,
+          error: input.error ?? null,
+          receivedAt,
+          state: input.state ? JSON.stringify(input.state) : null,
+        });
+      return added;
+    });
+    return run.immediate();
+  }
+}

@@ -1,0 +1,84 @@
+import type { EventStore, TriggerEvent } from '../store/types.js';
+
+export type EventListener = (events: TriggerEvent[]) => void;
+
+/**
+ * Every process tails the durable log, so events committed by any process on the same
+ * data dir reach this process's clients; a commit in this process is seen at once (poke).
+ */
+export class EventLog {
+  private readonly listeners = new Set<EventListener>();
+  private position = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private reading: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    readonly store: EventStore,
+    private readonly pollMs = 250,
+  ) {}
+
+  async start(): Promise<void> {
+    this.position = await this.store.lastId();
+    this.timer = setInterval(() => this.poke(), this.pollMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The newest event id this process has delivered to its listeners. */
+  get lastSeen(): number {
+    return this.position;
+  }
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reads anything new now; concurrent pokes fold into one more read. */
+  poke(): Promise<void> {
+    if (this.reading) {
+      this.again = true;
+      return this.reading;
+    }
+    this.reading = (async () => {
+      do {
+        this.again = false;
+        for (;;) {
+          const batch = await this.store.after(this.position, { limit: 500 });
+          if (batch.length === 0) break;
+          this.position = batch[batch.length - 1]!.id;
+          for (const listener of this.listeners) {
+            try {
+              listener(batch);
+            } catch {
+              // One failing listener must not starve the others.
+            }
+          }
+        }
+      } while (this.again);
+    })().finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+
+  /** Resolves when an event after `cursor` (of one of `triggerIds`, if given) is seen, or after `timeoutMs`. */
+  waitFor(cursor: number, triggerIds: string[] | undefined, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const unsubscribe = this.subscribe((events) => {
+        if (events.some((e) => e.id > cursor && (!triggerIds?.length || triggerIds.includes(e.triggerId)))) done();
+      });
+      const timer = setTimeout(done, timeoutMs);
+      signal?.addEventListener('abort', done);
+    });
+  }
+}

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import * as z from 'zod/v4';
+import { CONNECTORS } from '../connectors/index.js';
+import { InputError } from '../errors.js';
+import type { Store, Trigger } from '../store/types.js';
+import { defineTool, parseInput, type CallContext, type TriggerRuntime } from '../tool.js';
+import { eventJson } from './forward.js';
+import { TRIGGER_KINDS } from './kinds.js';
+
+const KIND_NAMES = [...TRIGGER_KINDS.keys()] as [string, ...string[]];
+
+function runtimeOf(ctx: CallContext): TriggerRuntime {
+  if (!ctx.deps.triggers) throw new Error('Triggers are not available in this process.');
+  return ctx.deps.triggers;
+}
+
+const triggerShape = z.object({
+  id: z.string(),
+  kind: z.string(),
+  account: z.string().describe('Account label'),
+  status: z.enum(['active', 'failing']),
+  config: z.record(z.string(), z.unknown()),
+  forward_url: z.string().nullable(),
+  fired: z.number().int(),
+  skipped: z.number().int(),
+  errors: z.number().int(),
+  last_event_at: z.string().nullable(),
+  last_error: z.string().nullable(),
+  created_at: z.string(),
+});
+
+async function describeTrigger(store: Store, t: Trigger): Promise<z.input<typeof triggerShape>> {
+  const account = await store.accounts.find(t.accountId);
+  return {
+    id: t.id,
+    kind: t.kind,
+    account: account?.label ?? t.accountId,
+    status: t.status,
+    config: t.config,
+    forward_url: t.forwardUrl,
+    fired: t.fired,
+    skipped: t.skipped,
+    errors: t.errors,
+    last_event_at: t.lastEventAt,
+    last_error: t.lastError,
+    created_at: t.createdAt,
+  };
+}
+
+export const triggersCreate = defineTool({
+  name: 'triggers_create',
+  title: 'Create a trigger',
+  description:
+    'Start watching for events (kinds: outlook.new_email) on an account; returns the trigger and what happens next. ' +
+    'Read its events with events_next or the resource switchboard://triggers/{id}/events.',
+  input: z
+    .object({
+      kind: z.enum(KIND_NAMES).describe('Trigger kind'),
+      account: z.string().optional().describe("Account id or label of the kind's provider; omit for the default"),
+      config: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe('outlook.new_email: {folder?, mailbox?, filter? e.g. "from:*@acme.com AND subject:invoice", poll_interval_seconds? >=10}'),
+      forward_url: z.string().optional().describe('Also POST each event here as JSON, signed with HMAC-SHA256 (X-Switchboard-Signature-256)'),
+    })
+    .strict(),
+  output: z.object({
+    trigger: triggerShape,
+    next: z.string().describe('What happens next'),
+    forward_secret: z.string().optional().describe('Signing secret for forward_url; shown only now'),
+  }),
+  effect: 'write',
+  async run(input, ctx) {
+    const runtime = runtimeOf(ctx);
+    const kind = runtime.kinds.get(input.kind)!;
+    const config = parseInput(kind.config, input.config ?? {}) as Record<string, unknown>;
+    const forwardUrl = input.forward_url ? checkForwardUrl(input.forward_url) : null;
+    const { account, secret } = await ctx.deps.store.accounts.resolve(kind.connector, input.account);
+    let state: Record<string, unknown> = {};
+    if (kind.poll) {
+      // The baseline is taken now, so a bad folder or mailbox fails here and nothing is stored.
+      const api = CONNECTORS[kind.connector].api(account, secret, ctx.deps, ctx.signal);
+      const draft: Trigger = { id: 'new', kind: kind.kind, accountId: account.id, config, status: 'active', forwardUrl, providerRefs: {}, state: {}, fired: 0, skipped: 0, errors: 0, lastEventAt: null, lastError: null, createdAt: '' };
+      state = (await kind.poll.run({ trigger: draft, account, api, now: Date.now() })).state;
+    }
+    const forwardSecret = forwardUrl ? randomBytes(24).toString('base64url') : undefined;
+    const trigger = await ctx.deps.store.triggers.create({
+      kind: kind.kind,
+      accountId: account.id,
+      config,
+      forwardUrl,
+      secrets: forwardSecret ? { forward: forwardSecret } : undefined,
+      state,
+    });
+    const seconds = kind.poll ? Math.round(kind.poll.intervalMs(config) / 1000) : 0;
+    const next =
+      `Watching ${String(config.folder ?? 'inbox')} of ${account.label} every ${seconds} s: each new matching email is an event within one poll interval. ` +
+      `Read events with events_next {"triggers":["${trigger.id}"]} or subscribe to switchboard://triggers/${trigger.id}/events.` +
+      (forwardUrl ? ` Each event is also POSTed to ${forwardUrl}; verify X-Switchboard-Signature-256 with forward_secret.` : '');
+    return { trigger: await describeTrigger(ctx.deps.store, trigger), next, ...(forwardSecret ? { forward_secret: forwardSecret } : {}) };
+  },
+});
+
+function checkForwardUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InputError(`"forward_url" must be an absolute http(s) URL, not ${JSON.stringify(value.slice(0, 100))}.`, 'forward_url');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InputError('"forward_url" must use http or https.', 'forward_url');
+  if (url.username || url.password) throw new InputError('"forward_url" must not carry a user name or password.', 'forward_url');
+  return url.href;
+}
+
+export const triggersList = defineTool({
+  name: 'triggers_list',
+  title: 'List triggers',
+  description: 'List triggers with kind, account, config, status, counters (fired, skipped, errors) and last event time. Use the ids with events_next or triggers_delete.',
+  input: z
+    .object({
+      kind: z.string().optional().describe('Only triggers of this kind'),
+      account: z.string().optional().describe('Only triggers of this account id or label'),
+    })
+    .strict(),
+  output: z.object({ triggers: z.array(triggerShape) }),
+  effect: 'read',
+  async run(input, ctx) {
+    const account = input.account ? await ctx.deps.store.accounts.find(input.account) : undefined;
+    if (input.account && !account) throw new InputError(`No account "${input.account}"; accounts_list shows the connected accounts.`, 'account');
+    const triggers = await ctx.deps.store.triggers.list({ kind: input.kind, accountId: account?.id });
+    return { triggers: await Promise.all(triggers.map((t) => describeTrigger(ctx.deps.store, t))) };
+  },
+});
+
+export const triggersDelete = defineTool({
+  name: 'triggers_delete',
+  title: 'Delete a trigger',
+  description: 'Stop a trigger and delete it; no more events come from it, and pending forwards are cancelled. Get ids from triggers_list.',
+  input: z.object({ id: z.string().describe('Trigger id (trg_...)') }).strict(),
+  output: z.object({ deleted: z.boolean(), id: z.string(), kind: z.string() }),
+  effect: 'delete',
+  idempotent: true,
+  async run({ id }, ctx) {
+    const removed = await ctx.deps.store.triggers.remove(id);
+    if (!removed) throw new InputError(`No trigger "${id}"; triggers_list shows the triggers.`, 'id');
+    return { deleted: true, id, kind: removed.kind };
+  },
+});
+
+const eventShape = z.object({
+  id: z.string(),
+  trigger_id: z.string(),
+  kind: z.string(),
+  occurred_at: z.string(),
+  received_at: z.string(),
+  summary: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+export const eventsNext = defineTool({
+  name: 'events_next',
+  title: 'Next trigger events',
+  description:
+    'Return trigger events after a cursor, waiting up to wait_seconds for one; returns events and next_cursor. ' +
+    'With consumer, the server keeps the cursor: pass next_cursor back to acknowledge a batch, or omit it to get unacknowledged events again.',
+  input: z
+    .object({
+      triggers: z.array(z.string()).optional().describe('Only events of these trigger ids'),
+      cursor: z.string().regex(/^\d+$/, 'must be a next_cursor value').optional().describe('next_cursor of the previous call; omit to start from now'),
+      consumer: z.string().regex(/^[\w.:-]{1,64}$/, 'letters, digits, _ . : - only, at most 64').optional().describe('Name under which the server keeps your cursor'),
+      wait_seconds: z.number().int().min(0).max(60).optional().describe('Long-poll up to this many seconds when nothing is new (0-60)'),
+      limit: z.number().int().min(1).max(100).optional().describe('At most this many events (default 20)'),
+    })
+    .strict(),
+  output: z.object({ events: z.array(eventShape), next_cursor: z.string(), more: z.boolean() }),
+  effect: 'read',
+  async run(input, ctx) {
+    const { log } = runtimeOf(ctx);
+    const events = ctx.deps.store.events;
+    const limit = input.limit ?? 20;
+    let cursor: number;
+    if (input.consumer) {
+      if (input.cursor !== undefined) await events.setCursor(`mcp:${input.consumer}`, Number(input.cursor));
+      cursor = await events.cursor(`mcp:${input.consumer}`);
+    } else {
+      cursor = input.cursor !== undefined ? Number(input.cursor) : await events.lastId();
+    }
+    let batch = await events.after(cursor, { triggerIds: input.triggers, limit: limit + 1 });
+    if (batch.length === 0 && input.wait_seconds) {
+      await log.waitFor(cursor, input.triggers, input.wait_seconds * 1000, ctx.signal);
+      batch = await events.after(cursor, { triggerIds: input.triggers, limit: limit + 1 });
+    }
+    const more = batch.length > limit;
+    const page = batch.slice(0, limit);
+    const next = page.length ? page[page.length - 1]!.id : cursor;
+    return { events: page.map((e) => eventJson(e) as z.input<typeof eventShape>), next_cursor: String(next), more };
+  },
+});
+
+export const triggerTools = [triggersCreate, triggersList, triggersDelete, eventsNext];

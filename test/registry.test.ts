@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+let tools: Tool[];
+beforeAll(async () => {
+  h = await startHarness();
+  tools = (await h.client.listTools()).tools;
+});
+afterAll(() => h.close());
+
+const PREFIXES = ['outlook_', 'sales_', 'github_', 'vercel_', 'accounts_', 'triggers_', 'events_'];
+
+function sentences(text: string): number {
+  return text.split(/[.!?](?:\s+|$)/).filter((s) => s.trim().length > 0).length;
+}
+
+function undescribed(schema: any, path = ''): string[] {
+  const out: string[] = [];
+  for (const [name, prop] of Object.entries<any>(schema.properties ?? {})) {
+    if (!prop.description) out.push(path + name);
+    if (prop.type === 'object' && prop.properties) out.push(...undescribed(prop, `${path}${name}.`));
+    if (prop.type === 'array' && prop.items?.properties) out.push(...undescribed(prop.items, `${path}${name}[].`));
+  }
+  return out;
+}
+
+describe('tool registry', () => {
+  it('lists every tool once', () => {
+    const names = tools.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toEqual(expect.arrayContaining(['outlook_api_call', 'sales_api_call', 'github_api_call', 'vercel_api_call', 'accounts_list']));
+  });
+
+  it('names are lower snake case, at most 46 characters, with a known prefix', () => {
+    for (const t of tools) {
+      expect(t.name).toMatch(/^[a-z0-9_]{1,46}$/);
+      expect(PREFIXES.some((p) => t.name.startsWith(p)), t.name).toBe(true);
+    }
+  });
+
+  it('every tool has a title and a description of at most two sentences and about 300 characters', () => {
+    for (const t of tools) {
+      expect(t.title, t.name).toBeTruthy();
+      expect(t.description!.length, t.name).toBeGreaterThan(40);
+      expect(t.description!.length, t.name).toBeLessThanOrEqual(320);
+      expect(sentences(t.description!), t.name).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('every input field is described', () => {
+    for (const t of tools) expect(undescribed(t.inputSchema), t.name).toEqual([]);
+  });
+
+  it('inputs are closed objects with no top-level combinators', () => {
+    for (const t of tools) {
+      const s = t.inputSchema as Record<string, unknown>;
+      expect(s.type).toBe('object');
+      expect(s.additionalProperties, t.name).toBe(false);
+      for (const k of ['anyOf', 'oneOf', 'allOf', '$ref', '$schema']) expect(s[k], `${t.name} ${k}`).toBeUndefined();
+    }
+  });
+
+  it('every tool has an output schema and annotations derived from its effect', () => {
+    for (const t of tools) {
+      expect(t.outputSchema?.type, t.name).toBe('object');
+      expect(typeof t.annotations?.readOnlyHint, t.name).toBe('boolean');
+      if (!t.annotations!.readOnlyHint) expect(typeof t.annotations!.destructiveHint, t.name).toBe('boolean');
+      expect(t.annotations!.openWorldHint, t.name).toBe(!/^(accounts|triggers|events)_/.test(t.name));
+    }
+  });
+
+  it('the API Call tools are marked destructive, accounts_list read-only', () => {
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get('github_api_call')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.get('accounts_list')!.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it('every connector tool takes an optional account', () => {
+    for (const t of tools.filter((t) => !/^(accounts|triggers|events)_/.test(t.name))) {
+      expect((t.inputSchema.properties as any).account?.type, t.name).toBe('string');
+      expect(t.inputSchema.required ?? [], t.name).not.toContain('account');
+    }
+  });
+
+  it('README names every tool', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const missing = tools.map((t) => t.name).filter((n) => !readme.includes(`\`${n}\``));
+    expect(missing).toEqual([]);
+  });
+});
