@@ -79,15 +79,15 @@ export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(def: 
   };
 }
 
-export function parseInput<I extends ObjectSchema>(schema: I, args: unknown): z.output<I> {
+export function parseInput<I extends ObjectSchema>(schema: I, args: unknown, prefix?: string): z.output<I> {
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((issue) => {
-    const path = issue.path.join('.') || '(arguments)';
+    const path = [prefix, ...issue.path].filter((p) => p !== undefined).join('.') || '(arguments)';
     if (issue.code === 'unrecognized_keys') return `${path}: unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}; remove them`;
     return `${path}: ${issue.message}`;
   });
-  const first = parsed.error.issues[0]?.path.join('.');
+  const first = [prefix, ...(parsed.error.issues[0]?.path ?? [])].filter((p) => p !== undefined).join('.');
   throw new InputError(`Invalid arguments:\n- ${lines.join('\n- ')}`, first || undefined);
 }
 

@@ -30,6 +30,8 @@ export interface ApiRequest {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** The input field the endpoint came from, named in errors. */
+  endpointField?: string;
   /** Answer the status instead of throwing for these non-2xx statuses (e.g. 304, 404 on a probe). */
   acceptStatus?: number[];
 }
@@ -76,7 +78,7 @@ export function createApi(options: ApiOptions): Api {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
   function buildUrl(req: ApiRequest): URL {
-    const url = resolveEndpoint(base, req.endpoint);
+    const url = resolveEndpoint(base, req.endpoint, req.endpointField);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     for (const [k, v] of Object.entries(options.defaultQuery ?? {})) if (!url.searchParams.has(k)) url.searchParams.set(k, v);
     return url;

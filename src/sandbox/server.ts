@@ -119,7 +119,13 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
       send(res, response);
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port: actual } = server.address() as AddressInfo;
 
   return {

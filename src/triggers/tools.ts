@@ -73,7 +73,7 @@ export const triggersCreate = defineTool({
   async run(input, ctx) {
     const runtime = runtimeOf(ctx);
     const kind = runtime.kinds.get(input.kind)!;
-    const config = parseInput(kind.config, input.config ?? {}) as Record<string, unknown>;
+    const config = parseInput(kind.config, input.config ?? {}, 'config') as Record<string, unknown>;
     const forwardUrl = input.forward_url ? checkForwardUrl(input.forward_url) : null;
     const { account, secret } = await ctx.deps.store.accounts.resolve(kind.connector, input.account);
     let state: Record<string, unknown> = {};

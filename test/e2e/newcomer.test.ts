@@ -249,7 +249,7 @@ describe('serve over Streamable HTTP', () => {
     const { child, url } = await startHttpServe([], { ...env, SWITCHBOARD_HTTP_TOKEN: token });
     try {
       const denied = new Client({ name: 'no-token', version: '1' });
-      await expect(denied.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(/401/);
+      await expect(denied.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(/Unauthorized/);
       const client = new Client({ name: 'token', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
       expect((await client.listTools()).tools.length).toBeGreaterThanOrEqual(5);

@@ -54,6 +54,8 @@ interface GraphMessage {
 
 interface State {
   deltaLink?: string;
+  baselineAt?: string;
+  baselineIds?: string[];
   lastPollAt?: string;
   lastSkipped?: { messageId: string; reason: string; at: string };
 }
@@ -79,8 +81,10 @@ async function pollNewEmail(ctx: PollContext): Promise<PollResult> {
   const now = new Date(ctx.now).toISOString();
 
   if (!state.deltaLink) {
-    const baseline = await readDelta(ctx.api, startUrl(cfg, wantsBody, now), wantsBody);
-    return { events: [], state: { ...state, deltaLink: baseline.deltaLink, lastPollAt: now } };
+    // Mail of the last minute is read into the baseline (and not fired) so none arriving now is missed.
+    const baseline = await readDelta(ctx.api, startUrl(cfg, wantsBody, new Date(ctx.now - 60_000).toISOString()), wantsBody);
+    const baselineIds = baseline.messages.map((m) => m.id).slice(-500);
+    return { events: [], state: { ...state, deltaLink: baseline.deltaLink, baselineAt: now, baselineIds, lastPollAt: now } };
   }
   let changes: { messages: GraphMessage[]; deltaLink: string };
   try {
@@ -88,8 +92,12 @@ async function pollNewEmail(ctx: PollContext): Promise<PollResult> {
   } catch (error) {
     if (!isExpiredSync(error)) throw error;
     // A new baseline; mail that arrived since the last good poll still fires (dedupe stops repeats).
-    const since = new Date((state.lastPollAt ? Date.parse(state.lastPollAt) : ctx.now) - 60_000).toISOString();
-    changes = await readDelta(ctx.api, startUrl(cfg, wantsBody, since), wantsBody);
+    // A minute of slack for clock skew; mail the baseline already held is not news.
+    const lastGood = (state.lastPollAt ? Date.parse(state.lastPollAt) : ctx.now) - 60_000;
+    const since = new Date(Math.max(lastGood, state.baselineAt ? Date.parse(state.baselineAt) - 60_000 : 0)).toISOString();
+    const rebased = await readDelta(ctx.api, startUrl(cfg, wantsBody, since), wantsBody);
+    const old = new Set(state.baselineIds ?? []);
+    changes = { messages: rebased.messages.filter((m) => !old.has(m.id)), deltaLink: rebased.deltaLink };
   }
 
   const events: NewEvent[] = [];

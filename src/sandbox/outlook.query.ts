@@ -1,0 +1,403 @@
+import type { SandboxRequest, SandboxResponse } from './server.js';
+import { randomUUID } from 'node:crypto';
+import { buildQuery, header, intParam, originOf, queryParam } from './util.js';
+
+export type Person = { name: string; address: string };
+export type Recipient = { emailAddress: Person };
+
+/** Graph-looking opaque ids (base64url, path-safe), unique within one sandbox state. */
+export function nextGraphId(state: { seq: number }, prefix: string): string {
+  state.seq += 1;
+  return prefix + Buffer.from(`sbx-${String(state.seq).padStart(6, '0')}`).toString('base64url');
+}
+
+/** A Graph error raised inside a handler and answered as `{error:{code,message,innerError}}`. */
+export class GraphError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function graphError(status: number, code: string, message: string): SandboxResponse {
+  const date = new Date().toISOString().slice(0, 19);
+  const requestId = randomUUID();
+  return {
+    status,
+    headers: { 'request-id': requestId },
+    body: { error: { code, message, innerError: { date, 'request-id': requestId, 'client-request-id': requestId } } },
+  };
+}
+
+// ---- $filter: a small OData subset (eq ne gt ge lt le, and/or/not, parentheses,
+// startswith/endswith/contains, any/all lambdas) that covers what Outlook clients send.
+
+type Operand = { kind: 'lit'; value: unknown } | { kind: 'path'; path: string };
+type Node =
+  | { kind: 'cmp'; op: string; left: Operand; right: Operand }
+  | { kind: 'fn'; name: string; args: Operand[] }
+  | { kind: 'lambda'; path: string; quantifier: 'any' | 'all'; variable?: string; body?: Node }
+  | { kind: 'and' | 'or'; left: Node; right: Node }
+  | { kind: 'not'; inner: Node };
+
+type Token = { t: 'punct' | 'str' | 'word'; v: string };
+
+function tokenize(src: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i]!;
+    if (/\s/.test(c)) i++;
+    else if ('(),:'.includes(c)) out.push({ t: 'punct', v: c }), i++;
+    else if (c === "'") {
+      let s = '';
+      i++;
+      for (;;) {
+        if (i >= src.length) throw invalidFilter(src);
+        if (src[i] === "'" && src[i + 1] === "'") (s += "'"), (i += 2);
+        else if (src[i] === "'") break;
+        else s += src[i++];
+      }
+      i++;
+      out.push({ t: 'str', v: s });
+    } else {
+      const m = /^(\d[\w.:+-]*|[A-Za-z_@$][\w./@$-]*)/.exec(src.slice(i));
+      if (!m) throw invalidFilter(src);
+      out.push({ t: 'word', v: m[0] });
+      i += m[0].length;
+    }
+  }
+  return out;
+}
+
+function invalidFilter(src: string): GraphError {
+  return new GraphError(400, 'BadRequest', `Invalid filter clause: syntax error in '${src}'.`);
+}
+
+const COMPARISONS = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);
+const FUNCTIONS = new Set(['startswith', 'endswith', 'contains']);
+
+export function parseFilter(src: string): Node {
+  const tokens = tokenize(src);
+  let pos = 0;
+  const peek = () => tokens[pos];
+  const isWord = (v: string) => peek()?.t === 'word' && peek()!.v.toLowerCase() === v;
+  const expect = (v: string) => {
+    if (peek()?.v !== v) throw invalidFilter(src);
+    pos++;
+  };
+  const operand = (): Operand => {
+    const tok = tokens[pos++];
+    if (!tok || tok.t === 'punct') throw invalidFilter(src);
+    if (tok.t === 'str') return { kind: 'lit', value: tok.v };
+    const v = tok.v;
+    if (v === 'true' || v === 'false') return { kind: 'lit', value: v === 'true' };
+    if (v === 'null') return { kind: 'lit', value: null };
+    if (/^-?\d+(\.\d+)?$/.test(v)) return { kind: 'lit', value: Number(v) };
+    if (/^\d{4}-\d{2}-\d{2}/.test(v)) return { kind: 'lit', value: v };
+    return { kind: 'path', path: v };
+  };
+  const primary = (): Node => {
+    const tok = peek();
+    if (!tok) throw invalidFilter(src);
+    if (tok.v === '(') {
+      pos++;
+      const inner = or();
+      expect(')');
+      return inner;
+    }
+    if (tok.t === 'word' && tokens[pos + 1]?.v === '(') {
+      const lambda = /^(.+)\/(any|all)$/i.exec(tok.v);
+      if (lambda) {
+        pos += 2;
+        if (peek()?.v === ')') {
+          pos++;
+          return { kind: 'lambda', path: lambda[1]!, quantifier: lambda[2]!.toLowerCase() as 'any' | 'all' };
+        }
+        const variable = tokens[pos++];
+        if (variable?.t !== 'word') throw invalidFilter(src);
+        expect(':');
+        const body = or();
+        expect(')');
+        return { kind: 'lambda', path: lambda[1]!, quantifier: lambda[2]!.toLowerCase() as 'any' | 'all', variable: variable.v, body };
+      }
+      const name = tok.v.toLowerCase();
+      if (!FUNCTIONS.has(name)) throw new GraphError(400, 'BadRequest', `Invalid filter clause: unknown function '${tok.v}'.`);
+      pos += 2;
+      const args = [operand()];
+      expect(',');
+      args.push(operand());
+      expect(')');
+      return { kind: 'fn', name, args };
+    }
+    const left = operand();
+    const op = tokens[pos++];
+    if (op?.t !== 'word' || !COMPARISONS.has(op.v.toLowerCase())) throw invalidFilter(src);
+    return { kind: 'cmp', op: op.v.toLowerCase(), left, right: operand() };
+  };
+  const not = (): Node => {
+    if (isWord('not')) {
+      pos++;
+      return { kind: 'not', inner: not() };
+    }
+    return primary();
+  };
+  const and = (): Node => {
+    let left = not();
+    while (isWord('and')) {
+      pos++;
+      left = { kind: 'and', left, right: not() };
+    }
+    return left;
+  };
+  const or = (): Node => {
+    let left = and();
+    while (isWord('or')) {
+      pos++;
+      left = { kind: 'or', left, right: and() };
+    }
+    return left;
+  };
+  const node = or();
+  if (pos !== tokens.length) throw invalidFilter(src);
+  return node;
+}
+
+function resolve(path: string, item: unknown, env: Record<string, unknown>): unknown {
+  const [head, ...rest] = path.split('/');
+  let value: unknown = head! in env ? env[head!] : (item as Record<string, unknown>)?.[head!];
+  for (const seg of rest) value = (value as Record<string, unknown> | undefined)?.[seg];
+  return value;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}/;
+
+function compare(a: unknown, b: unknown): number | undefined {
+  if (a === null || a === undefined || b === null || b === undefined) return a == b ? 0 : undefined;
+  if (typeof a === 'string' && typeof b === 'string') {
+    if (DATE.test(a) && DATE.test(b)) return Date.parse(a.endsWith('Z') || a.includes('+') ? a : a + 'Z') - Date.parse(b.endsWith('Z') || b.includes('+') ? b : b + 'Z');
+    return a.toLowerCase().localeCompare(b.toLowerCase());
+  }
+  if (typeof a === typeof b) return a === b ? 0 : (a as number) < (b as number) ? -1 : 1;
+  return undefined;
+}
+
+export function evalFilter(node: Node, item: unknown, env: Record<string, unknown> = {}): boolean {
+  const value = (o: Operand) => (o.kind === 'lit' ? o.value : resolve(o.path, item, env));
+  switch (node.kind) {
+    case 'and':
+      return evalFilter(node.left, item, env) && evalFilter(node.right, item, env);
+    case 'or':
+      return evalFilter(node.left, item, env) || evalFilter(node.right, item, env);
+    case 'not':
+      return !evalFilter(node.inner, item, env);
+    case 'cmp': {
+      const c = compare(value(node.left), value(node.right));
+      if (c === undefined) return node.op === 'ne';
+      return { eq: c === 0, ne: c !== 0, gt: c > 0, ge: c >= 0, lt: c < 0, le: c <= 0 }[node.op] ?? false;
+    }
+    case 'fn': {
+      const [a, b] = node.args.map((o) => String(value(o) ?? '').toLowerCase());
+      if (node.name === 'startswith') return a!.startsWith(b!);
+      if (node.name === 'endswith') return a!.endsWith(b!);
+      return a!.includes(b!);
+    }
+    case 'lambda': {
+      const list = resolve(node.path, item, env);
+      if (!Array.isArray(list)) return false;
+      if (!node.body) return list.length > 0;
+      const test = (el: unknown) => evalFilter(node.body!, item, { ...env, [node.variable!]: el });
+      return node.quantifier === 'any' ? list.some(test) : list.every(test);
+    }
+  }
+}
+
+/** Properties a filter names, in order of first appearance (lambda variables excluded). */
+export function filterProperties(node: Node, vars: string[] = []): string[] {
+  const out: string[] = [];
+  const add = (o: Operand) => {
+    if (o.kind === 'path' && !vars.includes(o.path.split('/')[0]!)) out.push(o.path);
+  };
+  const walk = (n: Node, scope: string[]) => {
+    if (n.kind === 'cmp') [n.left, n.right].forEach(add);
+    else if (n.kind === 'fn') n.args.forEach(add);
+    else if (n.kind === 'lambda') {
+      out.push(n.path);
+      if (n.body) walk(n.body, [...scope, n.variable!]);
+    } else if (n.kind === 'not') walk(n.inner, scope);
+    else (walk(n.left, scope), walk(n.right, scope));
+  };
+  walk(node, vars);
+  return [...new Set(out.map((p) => p.toLowerCase()))];
+}
+
+// ---- $search: KQL-style terms over messages. Every term must match.
+
+const SEARCH_FIELDS: Record<string, (m: any) => string> = {
+  from: (m) => `${m.from?.emailAddress?.name ?? ''} ${m.from?.emailAddress?.address ?? ''}`,
+  to: (m) => recipients(m.toRecipients),
+  cc: (m) => recipients(m.ccRecipients),
+  bcc: (m) => recipients(m.bccRecipients),
+  participants: (m) => [m.from, ...(m.toRecipients ?? []), ...(m.ccRecipients ?? [])].map((r) => recipients([r])).join(' '),
+  subject: (m) => m.subject ?? '',
+  body: (m) => stripHtml(m.body?.content ?? ''),
+  category: (m) => (m.categories ?? []).join(' '),
+  importance: (m) => m.importance ?? '',
+};
+
+function recipients(list: any[] | undefined): string {
+  return (list ?? []).map((r) => `${r?.emailAddress?.name ?? ''} ${r?.emailAddress?.address ?? ''}`).join(' ');
+}
+
+export function stripHtml(html: string): string {
+  return html.replace(/<[^>]*>/g, ' ').replace(/&nbsp;/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+function textMatcher(value: string): (text: string) => boolean {
+  const pattern = value.toLowerCase().replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+  const re = new RegExp(pattern);
+  return (text) => re.test(text.toLowerCase());
+}
+
+/** `"from:bob subject:invoice"`, `"pizza"`: the value must be double-quoted, as Graph requires. */
+export function parseSearch(raw: string, extraText: Array<(item: any) => string> = []): (item: any) => boolean {
+  const m = /^"(.*)"$/s.exec(raw.trim());
+  if (!m) {
+    throw new GraphError(400, 'BadRequest', `Syntax error: the $search value must be enclosed in double quotes, for example $search="${raw.replace(/"/g, '')}".`);
+  }
+  const terms = (m[1]!.match(/(?:[^\s']+|'[^']*')+/g) ?? []).filter((t) => !/^(and)$/i.test(t));
+  const tests = terms.map((term) => {
+    const fm = /^([A-Za-z]+):(.*)$/.exec(term);
+    const field = fm?.[1]!.toLowerCase();
+    const value = (fm ? fm[2]! : term).replace(/^'(.*)'$/, '$1');
+    if (field === 'hasattachment' || field === 'hasattachments') return (item: any) => String(!!item.hasAttachments) === value.toLowerCase();
+    if (field === 'isread') return (item: any) => String(!!item.isRead) === value.toLowerCase();
+    if (field === 'received' || field === 'sent') {
+      const day = parseDay(value);
+      const key = field === 'received' ? 'receivedDateTime' : 'sentDateTime';
+      return (item: any) => typeof item[key] === 'string' && item[key].slice(0, 10) === day;
+    }
+    const match = textMatcher(value);
+    if (field && SEARCH_FIELDS[field]) return (item: any) => match(SEARCH_FIELDS[field]!(item));
+    const whole = textMatcher(term.replace(/^'(.*)'$/, '$1'));
+    return (item: any) =>
+      [SEARCH_FIELDS.subject!, SEARCH_FIELDS.body!, SEARCH_FIELDS.from!, ...extraText].some((f) => whole(f(item)));
+  });
+  return (item) => tests.every((t) => t(item));
+}
+
+function parseDay(value: string): string {
+  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(value);
+  if (us) return `${us[3]}-${us[1]!.padStart(2, '0')}-${us[2]!.padStart(2, '0')}`;
+  return value.slice(0, 10);
+}
+
+// ---- $orderby, $select, paging: one pipeline for every Graph collection.
+
+export interface ListOptions<T> {
+  /** Path after /v1.0 used in @odata.context, e.g. "users('id')/messages". */
+  context: string;
+  defaultOrder?: string;
+  /** Text searched by plain `$search` terms besides subject/body/from. */
+  searchable?: boolean;
+  /** Turns a stored item into its wire form (etag, body content type...). */
+  render?: (item: T) => Record<string, unknown>;
+  defaultTop?: number;
+}
+
+export function parseOrderBy(value: string): Array<{ path: string; desc: boolean }> {
+  return value.split(',').map((part) => {
+    const [path, dir] = part.trim().split(/\s+/);
+    if (!path || (dir && !/^(asc|desc)$/i.test(dir))) throw new GraphError(400, 'BadRequest', `Invalid $orderby clause '${value}'.`);
+    return { path, desc: dir?.toLowerCase() === 'desc' };
+  });
+}
+
+export function listResponse<T>(req: SandboxRequest, items: T[], options: ListOptions<T>): SandboxResponse {
+  const search = queryParam(req, '$search');
+  const filter = queryParam(req, '$filter');
+  const orderby = queryParam(req, '$orderby');
+  if (search !== undefined && orderby !== undefined) {
+    throw new GraphError(400, 'SearchWithOrderBy', "The query parameter '$orderBy' is not supported with '$search'.");
+  }
+  if (search !== undefined && filter !== undefined) {
+    throw new GraphError(400, 'ErrorInvalidUrlQuery', "The query parameter '$filter' is not supported with '$search'.");
+  }
+  const render = options.render ?? ((x: T) => x as Record<string, unknown>);
+  let rows = items.map(render);
+  if (filter !== undefined) {
+    const node = parseFilter(filter);
+    if (orderby !== undefined) {
+      const props = filterProperties(node);
+      const order = parseOrderBy(orderby).map((o) => o.path.toLowerCase());
+      if (!order.every((p, i) => props[i] === p)) {
+        throw new GraphError(400, 'InefficientFilter', 'The restriction or sort order is too complex for this operation.');
+      }
+    }
+    rows = rows.filter((row) => evalFilter(node, row));
+  }
+  if (search !== undefined) rows = rows.filter(parseSearch(search));
+  const order = orderby ?? options.defaultOrder;
+  if (order) {
+    const keys = parseOrderBy(order);
+    // Ties keep insertion order, reversed for a descending sort (newer items were added later).
+    const indexed = rows.map((row, i) => ({ row, i }));
+    indexed.sort((a, b) => {
+      for (const k of keys) {
+        const c = compare(resolve(k.path, a.row, {}), resolve(k.path, b.row, {})) ?? 0;
+        if (c !== 0) return k.desc ? -c : c;
+      }
+      return keys[0]!.desc ? b.i - a.i : a.i - b.i;
+    });
+    rows = indexed.map((x) => x.row);
+  }
+  const topRaw = queryParam(req, '$top');
+  if (topRaw !== undefined && Number(topRaw) > 1000) {
+    throw new GraphError(400, 'BadRequest', `The limit of '1000' for Top query has been exceeded. The value from the incoming request is '${topRaw}'.`);
+  }
+  const top = intParam(topRaw, options.defaultTop ?? 10, 1, 1000);
+  const skip = intParam(queryParam(req, '$skip'), 0, 0, Number.MAX_SAFE_INTEGER);
+  const page = rows.slice(skip, skip + top);
+  const select = parseSelect(req, rows);
+  const body: Record<string, unknown> = {
+    '@odata.context': `${originOf(req)}/v1.0/$metadata#${options.context}${select ? `(${select.join(',')})` : ''}`,
+  };
+  if (/^true$/i.test(queryParam(req, '$count') ?? '')) body['@odata.count'] = rows.length;
+  body.value = page.map((row) => applySelect(row, select));
+  if (skip + top < rows.length) {
+    const params = [...req.query].filter(([k]) => !/^\$(skip|top)$/i.test(k));
+    params.push(['$top', String(top)], ['$skip', String(skip + top)]);
+    body['@odata.nextLink'] = `${originOf(req)}${req.path}?${buildQuery(params)}`;
+  }
+  return { status: 200, body };
+}
+
+export function parseSelect(req: SandboxRequest, known: Array<Record<string, unknown>>): string[] | undefined {
+  const raw = queryParam(req, '$select');
+  if (!raw) return undefined;
+  const fields = raw.split(',').map((f) => f.trim()).filter(Boolean);
+  if (known.length) {
+    for (const f of fields) {
+      if (!known.some((row) => f in row)) {
+        throw new GraphError(400, 'RequestBroker--ParseUri', `Could not find a property named '${f}' on type 'microsoft.graph.entity'.`);
+      }
+    }
+  }
+  return fields;
+}
+
+/** Graph always returns `id` and `@odata.etag` besides the selected fields. */
+export function applySelect(row: Record<string, unknown>, select: string[] | undefined): Record<string, unknown> {
+  if (!select) return row;
+  const out: Record<string, unknown> = {};
+  for (const k of ['@odata.etag', 'id', ...select]) if (k in row) out[k] = row[k];
+  return out;
+}
+
+/** `Prefer: outlook.body-content-type="text"` turns HTML bodies into text. */
+export function wantsTextBody(req: SandboxRequest): boolean {
+  return /outlook\.body-content-type\s*=\s*"?text"?/i.test(header(req, 'prefer') ?? '');
+}

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as z from 'zod/v4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { openStore, type SqliteStore } from '../../src/store/index.js';
+import { EventLog } from '../../src/triggers/event-log.js';
+import type { TriggerKind } from '../../src/triggers/kind.js';
+import { Runner } from '../../src/triggers/runner.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sb-runner-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function countingKind(counts: Map<string, number>, name: string): TriggerKind {
+  return {
+    kind: 'outlook.new_email',
+    connector: 'outlook',
+    description: 'test',
+    config: z.object({}),
+    poll: {
+      intervalMs: () => 30,
+      async run({ trigger, now }) {
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+        return { events: [{ dedupeKey: `${name}-${now}`, occurredAt: new Date(now).toISOString(), summary: name, payload: {} }], state: { lastPollAt: new Date(now).toISOString(), n: ((trigger.state.n as number) ?? 0) + 1 } };
+      },
+    },
+  };
+}
+
+async function process(name: string, counts: Map<string, number>): Promise<{ store: SqliteStore; runner: Runner; log: EventLog; seen: number[] }> {
+  const store = await openStore({ dataDir: dir, secretKey: 'k' });
+  const log = new EventLog(store.events, 30);
+  await log.start();
+  const seen: number[] = [];
+  log.subscribe((events) => seen.push(...events.map((e) => e.id)));
+  const runner = new Runner({
+    store,
+    kinds: new Map([['outlook.new_email', countingKind(counts, name)]]),
+    log,
+    deps: { baseUrls: { outlook: 'http://127.0.0.1:9' } as never },
+    logger: createLogger({ level: 'error' }),
+    leaseTtlMs: 300,
+    tickMs: 20,
+  });
+  return { store, runner, log, seen };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('runner lease', () => {
+  it('lets exactly one of two processes poll, both see every event, and the other takes over when the holder stops', async () => {
+    const counts = new Map<string, number>();
+    const a = await process('a', counts);
+    const b = await process('b', counts);
+    const account = await a.store.accounts.add({ provider: 'outlook', secret: { kind: 'token', token: 'token-123456' } });
+    await a.store.triggers.create({ kind: 'outlook.new_email', accountId: account.id, config: {} });
+
+    await a.runner.start();
+    await b.runner.start();
+    await sleep(400);
+    expect(a.runner.isLeader).toBe(true);
+    expect(b.runner.isLeader).toBe(false);
+    expect(counts.get('a')).toBeGreaterThan(2);
+    expect(counts.get('b') ?? 0).toBe(0);
+    const all = (await a.store.events.after(0, { limit: 1000 })).map((e) => e.id);
+    await sleep(100);
+    expect(b.seen.slice(0, all.length)).toEqual(all);
+    expect(a.seen.slice(0, all.length)).toEqual(all);
+
+    // The holder dies without releasing the lease: the other takes over once it expires.
+    (a.runner as unknown as { timer: NodeJS.Timeout }).timer && clearInterval((a.runner as unknown as { timer: NodeJS.Timeout }).timer);
+    const before = counts.get('a')!;
+    await sleep(800);
+    expect(b.runner.isLeader).toBe(true);
+    expect(counts.get('b')).toBeGreaterThan(0);
+    expect(counts.get('a')).toBeLessThanOrEqual(before + 1);
+
+    await b.runner.stop();
+    a.log.stop();
+    b.log.stop();
+    await a.store.close();
+    await b.store.close();
+  });
+});
