@@ -2,8 +2,9 @@
 // repeated runs beside a baseline measured in the same run, interleaved, since this machine is shared.
 import { writeFileSync } from 'node:fs';
 import { benchApiCall } from './api-call.js';
+import { benchEvents } from './events.js';
 
-const results = [await benchApiCall({ calls: Number(process.env.BENCH_CALLS ?? 2000) })];
+const results = [await benchApiCall({ calls: Number(process.env.BENCH_CALLS ?? 2000) }), await benchEvents({ events: Number(process.env.BENCH_EVENTS ?? 2000) })];
 
 const lines = [
   '# Benchmark report',

@@ -200,6 +200,7 @@ function prune(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === 'propertyNames' && JSON.stringify(v) === '{"type":"string"}') continue;
+    if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
     out[k] = prune(v);
   }
   return out;
