@@ -142,6 +142,7 @@ function printSandboxBanner(sandbox: Sandbox, endpoint: string): void {
     `  MCP endpoint: ${endpoint}`,
     ...Object.entries(sandbox.baseUrls).map(([p, url]) => `  ${p.padEnd(8)} sandbox at ${url}`),
     '  Accounts: one sample account per provider (accounts_list shows them).',
+    `  New email for triggers: curl -X POST ${sandbox.servers.outlook.url}/_sandbox/outlook/deliver -H 'content-type: application/json' -d '{"subject":"Hello","from":{"address":"dana@acme.com"}}'`,
     endpoint === 'stdio'
       ? '  Try it: npx @modelcontextprotocol/inspector --cli node dist/cli.js serve --sandbox --method tools/list'
       : `  Try it: npx @modelcontextprotocol/inspector --cli ${endpoint} --transport http --method tools/list`,

@@ -107,7 +107,7 @@ export function createApi(options: ApiOptions): Api {
       try {
         outcome = await once(url, req.method, headers, body);
       } catch (error) {
-        if (error instanceof InputError || (error as Error)?.name === 'AbortError') throw error;
+        if (error instanceof InputError || options.signal?.aborted) throw error;
         const kind = networkKind(error);
         const decision = decideRetry({ method: req.method, attempt, waitedMs, networkError: kind }, policy);
         if (decision.retry) {
@@ -151,6 +151,7 @@ export function createApi(options: ApiOptions): Api {
   }
 
   async function once(url: URL, method: HttpMethod, headers: Record<string, string>, body: string | undefined): Promise<ApiResponse> {
+    const deadline = AbortSignal.timeout(timeoutMs);
     const res = await request(url, {
       method,
       headers,
@@ -158,7 +159,7 @@ export function createApi(options: ApiOptions): Api {
       dispatcher: options.dispatcher,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      signal: options.signal,
+      signal: options.signal ? AbortSignal.any([options.signal, deadline]) : deadline,
     });
     const flat = flattenHeaders(res.headers);
     const declared = Number(flat['content-length']);
@@ -248,7 +249,8 @@ function stringOr(v: unknown): string | undefined {
 
 function networkKind(error: unknown): 'connect' | 'reset' | 'timeout' {
   const code = (error as { code?: string })?.code ?? '';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  const name = (error as { name?: string })?.name;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || name === 'TimeoutError' || name === 'AbortError') return 'timeout';
   if (code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'connect';
   return 'reset';
 }

@@ -130,8 +130,12 @@ describe('outlook.new_email', () => {
     expect(t.status).toBe('active');
   });
 
-  it('a poll that dies before its commit repeats nothing once a new process polls', async () => {
+  it('a poll that dies before its commit loses nothing and repeats nothing to a consumer that has moved on', async () => {
     const id = await create();
+    deliver('Seen earlier');
+    await poll(id);
+    const earlier = await h.ok('events_next', { consumer: 'mover', triggers: [id], cursor: '0' });
+    await h.ok('events_next', { consumer: 'mover', triggers: [id], cursor: earlier.next_cursor });
     deliver('Exactly once');
     // The poll ran but the process died before committing: the stored delta link is unchanged.
     const trigger = (await h.store.triggers.get(id))!;
@@ -141,7 +145,21 @@ describe('outlook.new_email', () => {
     expect(lost.events).toHaveLength(1);
     await poll(id);
     await poll(id);
-    expect((await events(id)).map((e) => e.subject)).toEqual(['Exactly once']);
+    expect((await events(id)).map((e) => e.subject)).toEqual(['Seen earlier', 'Exactly once']);
+    const next = await h.ok('events_next', { consumer: 'mover', triggers: [id] });
+    expect(next.events.map((e: { payload: { subject: string } }) => e.payload.subject)).toEqual(['Exactly once']);
+  });
+
+  it('delivers mail sent through the sandbox-only HTTP route', async () => {
+    const id = await create();
+    const res = await fetch(`${h.sandbox.servers.outlook.url}/_sandbox/outlook/deliver`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ subject: 'Via HTTP', from: { name: 'Lee', address: 'lee@acme.com' }, text: 'hello' }),
+    });
+    expect(res.status).toBe(201);
+    await poll(id);
+    expect((await events(id)).map((e) => e.subject)).toEqual(['Via HTTP']);
   });
 
   it('refuses an unknown folder at creation and stores nothing', async () => {
