@@ -1,6 +1,7 @@
 import { Agent } from 'undici';
 import type { Config } from '../config.js';
 import { CONNECTORS } from '../connectors/index.js';
+import { DEFAULT_OUTLOOK_GROUPS, isOutlookGroup, OUTLOOK_GROUPS } from '../connectors/outlook/common.js';
 import { InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
 import { openStore } from '../store/index.js';
@@ -16,8 +17,9 @@ export function checkProvider(value: string | undefined): Provider {
 /** Checks a credential with the provider (who is it?) and stores it encrypted. Nothing is stored when the check fails. */
 export async function addAccount(
   config: Config,
-  input: { provider: Provider; secret: AccountSecret; label?: string; teamId?: string },
+  input: { provider: Provider; secret: AccountSecret; label?: string; teamId?: string; groups?: string[] },
 ): Promise<Account> {
+  const groups = accountGroups(input.provider, input.groups);
   const redactor = new Redactor();
   redactor.add(input.secret.token);
   redactor.add(input.secret.apiKey);
@@ -46,6 +48,7 @@ export async function addAccount(
         label: input.label,
         identity: found.identity,
         scopes: found.scopes,
+        groups,
         meta: { ...draft.meta, ...found.meta },
         secret: input.secret,
       });
@@ -55,6 +58,20 @@ export async function addAccount(
   } finally {
     await dispatcher.close();
   }
+}
+
+/** Outlook accounts record their permission groups; other providers have none. */
+function accountGroups(provider: Provider, given: string[] | undefined): string[] {
+  if (provider !== 'outlook') {
+    if (given?.length) throw new InputError('--groups applies to Outlook accounts only.', 'groups');
+    return [];
+  }
+  if (!given?.length) return [...DEFAULT_OUTLOOK_GROUPS];
+  const unknown = given.filter((g) => !isOutlookGroup(g));
+  if (unknown.length) {
+    throw new InputError(`--groups: unknown group(s) ${unknown.join(', ')}; choose from ${Object.keys(OUTLOOK_GROUPS).join(', ')}.`, 'groups');
+  }
+  return [...new Set(given)];
 }
 
 export async function listAccounts(config: Config): Promise<Account[]> {

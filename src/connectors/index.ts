@@ -2,7 +2,10 @@ import type { Provider } from '../store/types.js';
 import type { Connector, Tool } from '../tool.js';
 import { apiCallTool } from './api-call.js';
 import { github } from './github/connector.js';
+import { calendarTools } from './outlook/calendar.tools.js';
 import { outlook } from './outlook/connector.js';
+import { contactsTools } from './outlook/contacts.tools.js';
+import { mailTools } from './outlook/mail.tools.js';
 import { sales } from './sales/connector.js';
 import { vercel } from './vercel/connector.js';
 
@@ -14,6 +17,9 @@ const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export function connectorTools(options: { readOnly: boolean; toolsets?: Provider[] }): Tool[] {
   const { readOnly } = options;
   const all: Tool[] = [
+    ...mailTools,
+    ...calendarTools,
+    ...contactsTools,
     apiCallTool(outlook, { pathField: 'endpoint', methods: ALL_METHODS, headers: true, example: '/me/messages?$top=5', readOnly }),
     apiCallTool(sales, { pathField: 'endpoint', methods: ['GET', 'POST'], headers: false, example: '/person', readOnly }),
     apiCallTool(github, {

@@ -1,0 +1,3 @@
+import type { Tool } from '../../tool.js';
+
+export const contactsTools: Tool[] = [];
