@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Agent } from 'undici';
+import { ResponseCache } from './http/client.js';
 import { accountsList } from './accounts/tools.js';
 import type { Config } from './config.js';
 import { connectorTools } from './connectors/index.js';
@@ -56,6 +57,7 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     redactor,
     readOnly: config.readOnly,
     dispatcher,
+    cache: new ResponseCache(),
     logger,
     version: VERSION,
     tools: buildTools({ readOnly: config.readOnly, toolsets: config.toolsets }),

@@ -2,7 +2,7 @@ import type { CallToolResult, Tool as McpTool, ToolAnnotations } from '@modelcon
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
 import { InputError } from './errors.js';
-import { createApi, type Api } from './http/client.js';
+import { createApi, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
 import type { Redactor } from './redact.js';
 import type { Account, AccountSecret, Provider, Store } from './store/types.js';
@@ -29,6 +29,8 @@ export interface ToolDeps {
   readOnly: boolean;
   dispatcher?: Dispatcher;
   retry?: RetryPolicy;
+  /** Shared ETag cache for connectors that revalidate GETs (GitHub). */
+  cache?: ResponseCache;
 }
 
 export interface CallContext {
@@ -105,6 +107,10 @@ export interface ConnectorSpec {
   auth(secret: AccountSecret, account: Account): Record<string, string>;
   /** Query parameters every request of this account carries (Vercel teamId). */
   defaultQuery?(account: Account): Record<string, string> | undefined;
+  /** Revalidate GETs with ETags through the shared cache, so repeated reads cost no quota. */
+  conditionalGets?: boolean;
+  /** Fields every result of this connector's tools carries (GitHub: the remaining quota), with their schema. */
+  resultExtras?: { shape: z.ZodRawShape; from(api: Api): Record<string, unknown> };
   /** Who the credential belongs to, looked up when an account is added. */
   identify(api: Api): Promise<{ identity: string | null; scopes?: string[]; meta?: Record<string, string> }>;
 }
@@ -112,7 +118,7 @@ export interface ConnectorSpec {
 export interface Connector extends ConnectorSpec {
   tool<I extends ObjectSchema, O extends ObjectSchema>(def: ToolDefinition<I, O, AccountContext>): Tool;
   /** An API client bound to one account. */
-  api(account: Account, secret: AccountSecret, deps: Pick<ToolDeps, 'baseUrls' | 'dispatcher' | 'retry'>, signal?: AbortSignal): Api;
+  api(account: Account, secret: AccountSecret, deps: Pick<ToolDeps, 'baseUrls' | 'dispatcher' | 'retry' | 'cache'>, signal?: AbortSignal): Api;
 }
 
 /**
@@ -132,6 +138,8 @@ export function defineConnector(spec: ConnectorSpec): Connector {
         dispatcher: deps.dispatcher,
         retry: deps.retry,
         signal,
+        cache: spec.conditionalGets ? deps.cache : undefined,
+        cacheScope: account.id,
       });
     },
     tool(def) {
@@ -146,7 +154,7 @@ export function defineConnector(spec: ConnectorSpec): Connector {
         title: def.title,
         description: def.description,
         input,
-        output: def.output,
+        output: spec.resultExtras ? (def.output.extend(spec.resultExtras.shape) as ObjectSchema) : def.output,
         effect: def.effect,
         idempotent: def.idempotent,
         connector: spec.id,
@@ -154,9 +162,9 @@ export function defineConnector(spec: ConnectorSpec): Connector {
           const { account: ref, ...rest } = parseInput(input, args) as { account?: string };
           const { account, secret } = await ctx.deps.store.accounts.resolve(spec.id, ref);
           const api = connector.api(account, secret, ctx.deps, ctx.signal);
-          const result = await def.run(rest as z.output<typeof def.input>, { ...ctx, account, api });
+          const result = (await def.run(rest as z.output<typeof def.input>, { ...ctx, account, api })) as Record<string, unknown>;
           await ctx.deps.store.accounts.touch(account.id);
-          return result as Record<string, unknown>;
+          return spec.resultExtras ? { ...result, ...spec.resultExtras.from(api) } : result;
         },
       };
     },

@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
+import { ResponseCache } from '../src/http/client.js';
 import { createLogger } from '../src/log.js';
 import { createServer, type ServerDeps } from '../src/mcp/server.js';
 import { Redactor } from '../src/redact.js';
@@ -64,6 +65,7 @@ export async function startHarness(options: { readOnly?: boolean; toolsets?: Pro
     version: 'test',
     tools: buildTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets }),
     retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },
+    cache: new ResponseCache(),
   };
   const server = createServer(deps);
   const client = new Client({ name: 'test-client', version: '1.0.0' });

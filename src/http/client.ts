@@ -21,6 +21,38 @@ export interface ApiOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   sleep?: (ms: number) => Promise<void>;
+  /** Revalidate GETs with If-None-Match; a 304 answers from here and costs no quota. */
+  cache?: ResponseCache;
+  /** Separates cache entries of different accounts. */
+  cacheScope?: string;
+}
+
+export interface CachedResponse {
+  etag: string;
+  body: unknown;
+  bodyEncoding: BodyEncoding;
+  headers: Record<string, string>;
+}
+
+/** A bounded map from URL to the last response with an ETag. */
+export class ResponseCache {
+  private readonly entries = new Map<string, CachedResponse>();
+  constructor(private readonly maxEntries = 500) {}
+
+  get(key: string): CachedResponse | undefined {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(key: string, value: CachedResponse): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
 }
 
 export interface ApiRequest {
@@ -40,6 +72,8 @@ export type BodyEncoding = 'json' | 'text' | 'base64' | 'none';
 
 export interface ApiResponse {
   status: number;
+  /** Answered from the ETag cache after the provider said 304 Not Modified. */
+  fromCache?: boolean;
   url: string;
   headers: Record<string, string>;
   body: unknown;
@@ -58,6 +92,8 @@ export interface Api {
   readonly connector: string;
   readonly baseUrl: URL;
   request(req: ApiRequest): Promise<ApiResponse>;
+  /** Rate-limit headers of the latest response. */
+  readonly rateLimit: RateLimit;
   /** What `request` would send, with credentials shown as [redacted]. Sends nothing. */
   prepare(req: ApiRequest): Promise<PreparedRequest>;
   get<T = any>(endpoint: string, query?: ApiRequest['query']): Promise<T>;
@@ -96,13 +132,18 @@ export function createApi(options: ApiOptions): Api {
     return typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
   }
 
+  let lastRateLimit: RateLimit = {};
+
   async function send(req: ApiRequest): Promise<ApiResponse> {
     const url = buildUrl(req);
     const body = encodeBody(req);
+    const cacheKey = `${options.cacheScope ?? ''} ${url.href} ${req.headers?.accept ?? ''}`;
+    const revalidate = options.cache && req.method === 'GET' && !Object.keys(req.headers ?? {}).some((h) => /^if-/i.test(h));
+    const cached = revalidate ? options.cache!.get(cacheKey) : undefined;
     let waitedMs = 0;
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
-      const headers = { ...buildHeaders(req), ...(await options.auth()) };
+      const headers = { ...buildHeaders(req), ...(cached ? { 'if-none-match': cached.etag } : {}), ...(await options.auth()) };
       let outcome: Awaited<ReturnType<typeof once>>;
       try {
         outcome = await once(url, req.method, headers, body);
@@ -124,6 +165,13 @@ export function createApi(options: ApiOptions): Api {
         });
       }
       const { status, headers: resHeaders } = outcome;
+      if (Object.keys(outcome.rateLimit).length) lastRateLimit = outcome.rateLimit;
+      if (status === 304 && cached) {
+        return { ...outcome, status: 200, fromCache: true, body: cached.body, bodyEncoding: cached.bodyEncoding, headers: { ...cached.headers, ...resHeaders } };
+      }
+      if (revalidate && status === 200 && resHeaders.etag && JSON.stringify(outcome.body ?? null).length < 1_000_000) {
+        options.cache!.set(cacheKey, { etag: resHeaders.etag, body: outcome.body, bodyEncoding: outcome.bodyEncoding, headers: resHeaders });
+      }
       if (status === 401 && options.onUnauthorized && !refreshed) {
         refreshed = true;
         if (await options.onUnauthorized()) continue;
@@ -196,6 +244,9 @@ export function createApi(options: ApiOptions): Api {
     connector: options.connector,
     baseUrl: base,
     request: send,
+    get rateLimit() {
+      return lastRateLimit;
+    },
     async prepare(req) {
       const url = buildUrl(req);
       const headers = buildHeaders(req);

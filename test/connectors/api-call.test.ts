@@ -114,6 +114,18 @@ describe('github_api_call', () => {
     expect(second.status).toBe(304);
   });
 
+  it('revalidates repeated GETs with the ETag, so they cost no quota, and reports the quota left', async () => {
+    const path = '/repos/sbx-octocat/hello-world/branches';
+    const first = await h.ok('github_api_call', { method: 'GET', endpoint: path, headers: ACCEPT });
+    const second = await h.ok('github_api_call', { method: 'GET', endpoint: path, headers: ACCEPT });
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    const sent = h.sandbox.servers.github.requests.filter((r) => r.path === path);
+    expect(sent[1]!.headers['if-none-match']).toBe(first.headers.etag);
+    expect(second.rate_limit.remaining).toBe(first.rate_limit.remaining);
+    expect(first.rate_limit.limit).toBe(5000);
+  });
+
   it('refuses a body with GET', async () => {
     const text = await h.fails('github_api_call', { method: 'GET', endpoint: '/user', headers: ACCEPT, body: { a: 1 } });
     expect(text).toMatch(/"body" cannot be sent with GET/);

@@ -1,3 +1,4 @@
+import * as z from 'zod/v4';
 import { defineConnector } from '../../tool.js';
 
 export const GITHUB_API_VERSION = '2022-11-28';
@@ -8,6 +9,19 @@ export const github = defineConnector({
   baseUrl: 'https://api.github.com',
   defaultHeaders: { accept: 'application/vnd.github+json', 'x-github-api-version': GITHUB_API_VERSION },
   auth: (secret) => ({ authorization: `Bearer ${secret.token ?? ''}` }),
+  conditionalGets: true,
+  resultExtras: {
+    shape: {
+      rate_limit: z
+        .object({ remaining: z.number().optional(), limit: z.number().optional(), reset: z.number().optional().describe('Epoch seconds') })
+        .optional()
+        .describe('GitHub quota left after this call'),
+    },
+    from: (api) => {
+      const { remaining, limit, reset } = api.rateLimit;
+      return remaining === undefined ? {} : { rate_limit: { remaining, limit, reset } };
+    },
+  },
   async identify(api) {
     const res = await api.request({ method: 'GET', endpoint: '/user' });
     const user = res.body as { login?: string };
