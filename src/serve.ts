@@ -17,6 +17,7 @@ import { EventLog } from './triggers/event-log.js';
 import { TRIGGER_KINDS } from './triggers/kinds.js';
 import { Runner } from './triggers/runner.js';
 import { triggerTools } from './triggers/tools.js';
+import { webhookRoutes } from './triggers/webhooks.js';
 
 export const VERSION = '0.1.0';
 
@@ -80,6 +81,7 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
 
   let listener: HttpListener | undefined;
   const listenerOptions = {
+    routes: webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }),
     host: config.http.host,
     port: config.http.port,
     publicUrl: config.http.publicUrl,

@@ -5,6 +5,7 @@ import type { Redactor } from '../redact.js';
 import { SqliteAccountStore } from './accounts.js';
 import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, loadKey, type LoadedKey } from './crypto.js';
 import { SqliteEventStore } from './events.js';
+import { SqliteHookStore } from './hooks.js';
 import { runMigrations } from './migrations.js';
 import { SqliteTriggerStore } from './triggers.js';
 import type { Store } from './types.js';
@@ -38,6 +39,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqliteStore>
       accounts,
       triggers: new SqliteTriggerStore(db, key),
       events: new SqliteEventStore(db, key),
+      hooks: new SqliteHookStore(db, key),
       async close() {
         if (db.open) db.close();
       },

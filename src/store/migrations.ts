@@ -103,6 +103,24 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    up(db) {
+      db.exec(`
+        CREATE TABLE hooks (
+          id TEXT PRIMARY KEY,
+          provider TEXT NOT NULL,
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          target TEXT NOT NULL,
+          remote_id TEXT,
+          events_json TEXT NOT NULL DEFAULT '[]',
+          secret_enc TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          UNIQUE (provider, account_id, target)
+        );
+      `);
+    },
+  },
 ];
 
 export interface MigrationResult {

@@ -4,7 +4,7 @@ import { InputError } from '../errors.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
 import type { CommitInput, NewTrigger, Trigger, TriggerEvent, TriggerSecrets, TriggerStore } from './types.js';
 
-interface TriggerRow {
+export interface TriggerRow {
   id: string;
   kind: string;
   account_id: string;
@@ -53,7 +53,7 @@ export function toEvent(row: EventRow): TriggerEvent {
   };
 }
 
-function toTrigger(row: TriggerRow): Trigger {
+export function toTrigger(row: TriggerRow): Trigger {
   return {
     id: row.id,
     kind: row.kind,
@@ -80,7 +80,7 @@ export class SqliteTriggerStore implements TriggerStore {
   ) {}
 
   async create(input: NewTrigger): Promise<Trigger> {
-    const id = newTriggerId();
+    const id = input.id ?? newTriggerId();
     const secrets = input.secrets && Object.keys(input.secrets).length ? encryptSecret(this.key, JSON.stringify(input.secrets), id) : null;
     try {
       this.db

@@ -59,10 +59,36 @@ export interface AccountStore {
   touch(id: string): Promise<void>;
 }
 
+/** A webhook Switchboard created at a provider, shared by the triggers on one target (a repository or an organization). */
+export interface Hook {
+  id: string;
+  provider: string;
+  accountId: string;
+  /** e.g. "repo:octo/hello" or "org:octo". */
+  target: string;
+  /** The provider's id for the hook, once created. */
+  remoteId: string | null;
+  events: string[];
+  createdAt: string;
+}
+
+export interface HookStore {
+  find(provider: string, accountId: string, target: string): Promise<Hook | undefined>;
+  get(id: string): Promise<Hook | undefined>;
+  /** Stores a hook with a fresh id and secret (returned once, here). */
+  create(input: { provider: string; accountId: string; target: string; events: string[] }): Promise<{ hook: Hook; secret: string }>;
+  update(id: string, patch: { remoteId?: string; events?: string[] }): Promise<void>;
+  secret(id: string): Promise<string>;
+  remove(id: string): Promise<void>;
+  /** Triggers whose providerRefs.hookId is this hook. */
+  triggers(id: string): Promise<Trigger[]>;
+}
+
 export interface Store {
   accounts: AccountStore;
   triggers: TriggerStore;
   events: EventStore;
+  hooks: HookStore;
   close(): Promise<void>;
 }
 
@@ -96,6 +122,8 @@ export interface TriggerSecrets {
 }
 
 export interface NewTrigger {
+  /** Chosen in advance when set-up needs it (a webhook URL names the trigger). */
+  id?: string;
   kind: string;
   accountId: string;
   config: Record<string, unknown>;

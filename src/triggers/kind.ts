@@ -1,5 +1,5 @@
 import type { Api } from '../http/client.js';
-import type { Account, NewEvent, Provider, Trigger } from '../store/types.js';
+import type { Account, NewEvent, Provider, Store, Trigger, TriggerSecrets } from '../store/types.js';
 import type { ObjectSchema } from '../tool.js';
 
 export interface PollContext {
@@ -28,7 +28,51 @@ export interface TriggerKind {
     intervalMs(config: Record<string, unknown>): number;
     run(ctx: PollContext): Promise<PollResult>;
   };
+  /** Webhook sources: how a verified delivery becomes this trigger's events. */
+  webhook?: WebhookSource;
+  /** Provider-side set-up and removal (webhooks), when the kind needs any. */
+  provider?: ProviderSetup;
 }
 
 export const DEFAULT_POLL_INTERVAL_S = 60;
 export const MIN_POLL_INTERVAL_S = 10;
+
+/** One verified delivery from a provider's webhook. */
+export interface WebhookDelivery {
+  /** The provider's delivery id (X-GitHub-Delivery, Vercel payload id): deduplicates redeliveries. */
+  id: string;
+  /** GitHub: X-GitHub-Event; Vercel: the payload type. */
+  event: string;
+  payload: Record<string, any>;
+}
+
+export interface SetupContext {
+  triggerId: string;
+  account: Account;
+  api: Api;
+  store: Store;
+  config: Record<string, unknown>;
+  /** Where providers can reach this server, when it is reachable from outside. */
+  publicUrl?: string;
+}
+
+export interface SetupResult {
+  providerRefs?: Record<string, unknown>;
+  secrets?: TriggerSecrets;
+  state?: Record<string, unknown>;
+  /** What happens next, for the person or agent that created the trigger. */
+  next: string;
+}
+
+export interface WebhookSource {
+  provider: 'github' | 'vercel';
+  /** This trigger's events in one delivery; none when it does not match. */
+  match(delivery: WebhookDelivery, config: Record<string, unknown>): NewEvent[];
+}
+
+export interface ProviderSetup {
+  /** Runs before the trigger is stored: creates or joins provider-side hooks. Throws to refuse the trigger. */
+  setup(ctx: SetupContext): Promise<SetupResult>;
+  /** Runs when the trigger is deleted: removes what setup created once nothing else uses it. */
+  teardown?(ctx: { trigger: Trigger; account: Account; api: Api; store: Store }): Promise<void>;
+}

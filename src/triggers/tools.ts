@@ -5,7 +5,9 @@ import { InputError } from '../errors.js';
 import type { Store, Trigger } from '../store/types.js';
 import { defineTool, parseInput, type CallContext, type TriggerRuntime } from '../tool.js';
 import { eventJson } from './forward.js';
+import type { SetupResult } from './kind.js';
 import { TRIGGER_KINDS } from './kinds.js';
+import { newTriggerId } from '../store/triggers.js';
 
 const KIND_NAMES = [...TRIGGER_KINDS.keys()] as [string, ...string[]];
 
@@ -51,7 +53,7 @@ export const triggersCreate = defineTool({
   name: 'triggers_create',
   title: 'Create a trigger',
   description:
-    'Start watching for events (kinds: outlook.new_email) on an account; returns the trigger and what happens next. ' +
+    'Start watching an account for events of a kind (new email, GitHub events, Vercel deployments); returns the trigger and what happens next. ' +
     'Read its events with events_next or the resource switchboard://triggers/{id}/events.',
   input: z
     .object({
@@ -76,26 +78,35 @@ export const triggersCreate = defineTool({
     const config = parseInput(kind.config, input.config ?? {}, 'config') as Record<string, unknown>;
     const forwardUrl = input.forward_url ? checkForwardUrl(input.forward_url) : null;
     const { account, secret } = await ctx.deps.store.accounts.resolve(kind.connector, input.account);
+    const api = CONNECTORS[kind.connector].api(account, secret, ctx.deps, ctx.signal);
+    const id = newTriggerId();
     let state: Record<string, unknown> = {};
+    let setup: SetupResult | undefined;
+    if (kind.provider) {
+      setup = await kind.provider.setup({ triggerId: id, account, api, store: ctx.deps.store, config, publicUrl: runtime.publicUrl });
+      state = setup.state ?? {};
+    }
     if (kind.poll) {
       // The baseline is taken now, so a bad folder or mailbox fails here and nothing is stored.
-      const api = CONNECTORS[kind.connector].api(account, secret, ctx.deps, ctx.signal);
-      const draft: Trigger = { id: 'new', kind: kind.kind, accountId: account.id, config, status: 'active', forwardUrl, providerRefs: {}, state: {}, fired: 0, skipped: 0, errors: 0, lastEventAt: null, lastError: null, createdAt: '' };
+      const draft: Trigger = { id, kind: kind.kind, accountId: account.id, config, status: 'active', forwardUrl, providerRefs: {}, state, fired: 0, skipped: 0, errors: 0, lastEventAt: null, lastError: null, createdAt: '' };
       state = (await kind.poll.run({ trigger: draft, account, api, now: Date.now() })).state;
     }
     const forwardSecret = forwardUrl ? randomBytes(24).toString('base64url') : undefined;
     const trigger = await ctx.deps.store.triggers.create({
+      id,
       kind: kind.kind,
       accountId: account.id,
       config,
       forwardUrl,
-      secrets: forwardSecret ? { forward: forwardSecret } : undefined,
+      secrets: forwardSecret || setup?.secrets ? { ...setup?.secrets, ...(forwardSecret ? { forward: forwardSecret } : {}) } : undefined,
+      providerRefs: setup?.providerRefs,
       state,
     });
-    const seconds = kind.poll ? Math.round(kind.poll.intervalMs(config) / 1000) : 0;
+    const what = setup
+      ? setup.next
+      : `Watching ${String(config.folder ?? 'inbox')} of ${account.label} every ${Math.round(kind.poll!.intervalMs(config) / 1000)} s: each new matching email is an event within one poll interval.`;
     const next =
-      `Watching ${String(config.folder ?? 'inbox')} of ${account.label} every ${seconds} s: each new matching email is an event within one poll interval. ` +
-      `Read events with events_next {"triggers":["${trigger.id}"]} or subscribe to switchboard://triggers/${trigger.id}/events.` +
+      `${what} Read events with events_next {"triggers":["${trigger.id}"]} or subscribe to switchboard://triggers/${trigger.id}/events.` +
       (forwardUrl ? ` Each event is also POSTed to ${forwardUrl}; verify X-Switchboard-Signature-256 with forward_secret.` : '');
     return { trigger: await describeTrigger(ctx.deps.store, trigger), next, ...(forwardSecret ? { forward_secret: forwardSecret } : {}) };
   },
@@ -138,13 +149,25 @@ export const triggersDelete = defineTool({
   title: 'Delete a trigger',
   description: 'Stop a trigger and delete it; no more events come from it, and pending forwards are cancelled. Get ids from triggers_list.',
   input: z.object({ id: z.string().describe('Trigger id (trg_...)') }).strict(),
-  output: z.object({ deleted: z.boolean(), id: z.string(), kind: z.string() }),
+  output: z.object({ deleted: z.boolean(), id: z.string(), kind: z.string(), note: z.string().optional() }),
   effect: 'delete',
   idempotent: true,
   async run({ id }, ctx) {
-    const removed = await ctx.deps.store.triggers.remove(id);
-    if (!removed) throw new InputError(`No trigger "${id}"; triggers_list shows the triggers.`, 'id');
-    return { deleted: true, id, kind: removed.kind };
+    const trigger = await ctx.deps.store.triggers.get(id);
+    if (!trigger) throw new InputError(`No trigger "${id}"; triggers_list shows the triggers.`, 'id');
+    const kind = runtimeOf(ctx).kinds.get(trigger.kind);
+    let note: string | undefined;
+    if (kind?.provider?.teardown) {
+      try {
+        const { account, secret } = await ctx.deps.store.accounts.resolve(kind.connector, trigger.accountId);
+        const api = CONNECTORS[kind.connector].api(account, secret, ctx.deps, ctx.signal);
+        await kind.provider.teardown({ trigger, account, api, store: ctx.deps.store });
+      } catch (error) {
+        note = `The trigger is deleted, but its provider-side webhook could not be removed: ${(error as Error).message} Remove it in the provider's settings.`;
+      }
+    }
+    await ctx.deps.store.triggers.remove(id);
+    return { deleted: true, id, kind: trigger.kind, ...(note ? { note } : {}) };
   },
 });
 

@@ -1,0 +1,117 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../log.js';
+import type { Route } from '../mcp/http.js';
+import type { Store, Trigger } from '../store/types.js';
+import type { EventLog } from './event-log.js';
+import type { TriggerKind, WebhookDelivery } from './kind.js';
+
+/** GitHub sends at most 25 MB; anything larger is not a delivery. */
+const MAX_DELIVERY_BYTES = 26 * 1024 * 1024;
+
+export interface WebhookDeps {
+  store: Store;
+  kinds: Map<string, TriggerKind>;
+  log: EventLog;
+  logger: Logger;
+}
+
+/** Compares an HMAC signature header with the one computed over the raw body, in constant time. */
+export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, raw: Buffer, given: string | undefined, prefix: string): boolean {
+  if (!given || !given.startsWith(prefix)) return false;
+  const expected = Buffer.from(prefix + createHmac(algorithm, secret).update(raw).digest('hex'));
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/**
+ * Provider webhooks: the signature is checked on the raw bytes before anything is parsed, every
+ * matching trigger's events are committed, and only then does the provider get its 2xx.
+ */
+export function webhookRoutes(deps: WebhookDeps): Route[] {
+  return [
+    { method: 'POST', path: '/webhooks/github/', public: true, handle: (req, res, url) => github(deps, req, res, url) },
+    { method: 'POST', path: '/webhooks/vercel/', public: true, handle: (req, res, url) => vercel(deps, req, res, url) },
+  ];
+}
+
+async function github(deps: WebhookDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const hookId = url.pathname.slice('/webhooks/github/'.length);
+  const raw = await readRaw(req);
+  if (!raw) return reply(res, 413, { error: 'delivery too large' });
+  const hook = /^hk_[0-9a-f]+$/.test(hookId) ? await deps.store.hooks.get(hookId) : undefined;
+  if (!hook) return reply(res, 404, { error: 'unknown hook' });
+  const secret = await deps.store.hooks.secret(hook.id);
+  if (!signatureMatches('sha256', secret, raw, header(req, 'x-hub-signature-256'), 'sha256=')) {
+    deps.logger.warn('github delivery refused: bad signature', { hook: hook.id });
+    return reply(res, 401, { error: 'signature mismatch' });
+  }
+  const event = header(req, 'x-github-event') ?? '';
+  if (event === 'ping') return reply(res, 200, { ok: true });
+  const id = header(req, 'x-github-delivery');
+  const payload = parse(raw);
+  if (!id || !event || !payload) return reply(res, 400, { error: 'missing X-GitHub-Delivery or X-GitHub-Event, or a body that is not JSON' });
+  const accepted = await deliver(deps, await deps.store.hooks.triggers(hook.id), 'github', { id, event, payload });
+  reply(res, 200, { accepted });
+}
+
+async function vercel(deps: WebhookDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const triggerId = url.pathname.slice('/webhooks/vercel/'.length);
+  const raw = await readRaw(req);
+  if (!raw) return reply(res, 413, { error: 'delivery too large' });
+  const trigger = /^trg_[0-9a-f]+$/.test(triggerId) ? await deps.store.triggers.get(triggerId) : undefined;
+  if (!trigger || deps.kinds.get(trigger.kind)?.webhook?.provider !== 'vercel') return reply(res, 404, { error: 'unknown trigger' });
+  const secret = (await deps.store.triggers.secrets(trigger.id)).webhook;
+  if (!secret || !signatureMatches('sha1', secret, raw, header(req, 'x-vercel-signature'), '')) {
+    deps.logger.warn('vercel delivery refused: bad signature', { trigger: trigger.id });
+    return reply(res, 401, { error: 'signature mismatch' });
+  }
+  const payload = parse(raw);
+  if (!payload || typeof payload.id !== 'string' || typeof payload.type !== 'string') return reply(res, 400, { error: 'expected a JSON body with id and type' });
+  const accepted = await deliver(deps, [trigger], 'vercel', { id: payload.id, event: payload.type, payload });
+  reply(res, 200, { accepted });
+}
+
+async function deliver(deps: WebhookDeps, triggers: Trigger[], provider: 'github' | 'vercel', delivery: WebhookDelivery): Promise<number> {
+  let accepted = 0;
+  for (const trigger of triggers) {
+    const source = deps.kinds.get(trigger.kind)?.webhook;
+    if (source?.provider !== provider) continue;
+    const events = source.match(delivery, trigger.config);
+    if (events.length === 0) continue;
+    accepted += (await deps.store.triggers.commit(trigger.id, { events })).length;
+  }
+  if (accepted) await deps.log.poke();
+  return accepted;
+}
+
+function readRaw(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_DELIVERY_BYTES) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > MAX_DELIVERY_BYTES ? undefined : Buffer.concat(chunks)));
+    req.on('error', () => resolve(undefined));
+  });
+}
+
+function parse(raw: Buffer): Record<string, any> | undefined {
+  try {
+    const value = JSON.parse(raw.toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
