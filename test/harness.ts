@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import { ResponseCache } from '../src/http/client.js';
 import { createLogger } from '../src/log.js';
+import { startHttpListener } from '../src/mcp/http.js';
 import { createServer, type ServerDeps } from '../src/mcp/server.js';
 import { Redactor } from '../src/redact.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
@@ -15,6 +16,8 @@ import { buildTools } from '../src/serve.js';
 import { openStore } from '../src/store/index.js';
 import { EventLog } from '../src/triggers/event-log.js';
 import { TRIGGER_KINDS } from '../src/triggers/kinds.js';
+import { webhookRoutes } from '../src/triggers/webhooks.js';
+import type { Tool } from '../src/tool.js';
 import type { Provider, Store } from '../src/store/types.js';
 
 export interface Harness {
@@ -24,6 +27,8 @@ export interface Harness {
   deps: ServerDeps;
   dataDir: string;
   logs: string[];
+  /** With `listen`: the base URL of the webhook listener. */
+  listenerUrl?: string;
   /** Calls a tool and checks that no secret leaked into the result. */
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   /** The structured content of a successful call; fails the test on an error result. */
@@ -37,7 +42,16 @@ export interface Harness {
 export const CANARY = 'ghp_CANARY0000secret0000do0not0leak';
 
 /** Everything a test needs: the sandbox providers, a store with one account each, and a real MCP client. */
-export async function startHarness(options: { readOnly?: boolean; toolsets?: Provider[] } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  readOnly?: boolean;
+  toolsets?: Provider[];
+  /** Tools to list besides the registry's (for tools not wired in yet). */
+  extraTools?: Tool[];
+  /** Start an HTTP listener on 127.0.0.1 serving the webhook routes, and use it as the public URL. */
+  listen?: boolean;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const sandbox = await startSandbox();
   sandbox.states.github.tokens.add(CANARY);
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
@@ -63,10 +77,15 @@ export async function startHarness(options: { readOnly?: boolean; toolsets?: Pro
     readOnly: options.readOnly ?? false,
     logger: createLogger({ stream, level: 'debug', redactor }),
     version: 'test',
-    tools: buildTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets }),
+    tools: [...buildTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets }), ...(options.extraTools ?? [])],
     retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },
     cache: new ResponseCache(),
   };
+  const logger = deps.logger;
+  const listener = options.listen
+    ? await startHttpListener({ host: '127.0.0.1', port: 0, routes: webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), logger, version: 'test' })
+    : undefined;
+  if (listener) deps.triggers!.publicUrl = listener.url;
   const server = createServer(deps);
   const client = new Client({ name: 'test-client', version: '1.0.0' });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
@@ -92,6 +111,7 @@ export async function startHarness(options: { readOnly?: boolean; toolsets?: Pro
     deps,
     dataDir,
     logs,
+    listenerUrl: listener?.url,
     call,
     async ok(name, args) {
       const result = await call(name, args);
@@ -108,6 +128,7 @@ export async function startHarness(options: { readOnly?: boolean; toolsets?: Pro
       await client.close();
       await server.close();
       log.stop();
+      await listener?.close();
       await store.close();
       await sandbox.close();
       rmSync(dataDir, { recursive: true, force: true });
