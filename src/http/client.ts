@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { InputError, ProviderError, type RateLimit } from '../errors.js';
+import { InputError, ProviderError, type ProviderErrorInit, type RateLimit } from '../errors.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRateLimit, type RetryPolicy } from './retry.js';
 import { resolveEndpoint } from './url-guard.js';
 
@@ -142,6 +142,12 @@ export function createApi(options: ApiOptions): Api {
     const cached = revalidate ? options.cache!.get(cacheKey) : undefined;
     let waitedMs = 0;
     let refreshed = false;
+    const fail = (init: Omit<ProviderErrorInit, 'connector' | 'method' | 'path'>) =>
+      new ProviderError({ connector: options.connector, method: req.method, path: url.pathname, ...init });
+    const pause = async (ms: number) => {
+      waitedMs += ms;
+      await sleep(ms);
+    };
     for (let attempt = 1; ; attempt++) {
       const headers = { ...buildHeaders(req), ...(cached ? { 'if-none-match': cached.etag } : {}), ...(await options.auth()) };
       let outcome: Awaited<ReturnType<typeof once>>;
@@ -152,17 +158,10 @@ export function createApi(options: ApiOptions): Api {
         const kind = networkKind(error);
         const decision = decideRetry({ method: req.method, attempt, waitedMs, networkError: kind }, policy);
         if (decision.retry) {
-          waitedMs += decision.delayMs;
-          await sleep(decision.delayMs);
+          await pause(decision.delayMs);
           continue;
         }
-        throw new ProviderError({
-          connector: options.connector,
-          status: 0,
-          method: req.method,
-          path: url.pathname,
-          providerMessage: kind === 'timeout' ? `no answer within ${timeoutMs / 1000} s` : networkMessage(error),
-        });
+        throw fail({ status: 0, providerMessage: kind === 'timeout' ? `no answer within ${timeoutMs / 1000} s` : networkMessage(error) });
       }
       const { status, headers: resHeaders } = outcome;
       if (Object.keys(outcome.rateLimit).length) lastRateLimit = outcome.rateLimit;
@@ -180,15 +179,11 @@ export function createApi(options: ApiOptions): Api {
       const { code, message } = errorDetails(outcome.body);
       const decision = decideRetry({ method: req.method, attempt, waitedMs, status, headers: resHeaders, message: message?.toLowerCase() }, policy);
       if (decision.retry) {
-        waitedMs += decision.delayMs;
-        await sleep(decision.delayMs);
+        await pause(decision.delayMs);
         continue;
       }
-      throw new ProviderError({
-        connector: options.connector,
+      throw fail({
         status,
-        method: req.method,
-        path: url.pathname,
         code,
         providerMessage: message,
         retryAfterSeconds: decision.retryAfterSeconds,
