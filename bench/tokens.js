@@ -1,0 +1,36 @@
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { toMcpTool } from '../dist/tool.js';
+import { buildTools } from '../dist/serve.js';
+
+/** What tools/list costs a model: tokens (o200k_base) and bytes, per connector and for the 10 largest tools. */
+export async function benchTokens() {
+  const tools = buildTools({ readOnly: false }).map(toMcpTool);
+  const sized = tools.map((t) => {
+    const json = JSON.stringify(t);
+    return { name: t.name, tokens: countTokens(json), bytes: Buffer.byteLength(json) };
+  });
+  const total = { tokens: countTokens(JSON.stringify({ tools })), bytes: Buffer.byteLength(JSON.stringify({ tools })) };
+  const groups = new Map();
+  for (const s of sized) {
+    const prefix = s.name.split('_')[0];
+    const g = groups.get(prefix) ?? { tools: 0, tokens: 0, bytes: 0 };
+    groups.set(prefix, { tools: g.tools + 1, tokens: g.tokens + s.tokens, bytes: g.bytes + s.bytes });
+  }
+  const largest = [...sized].sort((a, b) => b.tokens - a.tokens).slice(0, 10);
+  return {
+    title: 'Tool list size (o200k_base tokens)',
+    method: `tools/list of all ${tools.length} tools as served (input and output schemas included), serialised as JSON. No baseline: this is a size, not a time.`,
+    table: [
+      '| group | tools | tokens | bytes |',
+      '| --- | ---: | ---: | ---: |',
+      ...[...groups].map(([g, v]) => `| ${g} | ${v.tools} | ${v.tokens} | ${v.bytes} |`),
+      `| **all** | ${tools.length} | ${total.tokens} | ${total.bytes} |`,
+      '',
+      '| 10 largest tools | tokens | bytes |',
+      '| --- | ---: | ---: |',
+      ...largest.map((s) => `| ${s.name} | ${s.tokens} | ${s.bytes} |`),
+    ],
+    verdict: `Whole tools/list: ${total.tokens} tokens for ${tools.length} tools (${Math.round(total.tokens / tools.length)} per tool on average).`,
+    data: { name: 'tool_list_tokens', tools: tools.length, total, groups: Object.fromEntries(groups), largest },
+  };
+}
