@@ -77,7 +77,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     readOnly: options.readOnly ?? false,
     logger: createLogger({ stream, level: 'debug', redactor }),
     version: 'test',
-    tools: [...buildTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets }), ...(options.extraTools ?? [])],
+    // Extra tools win over registry tools of the same name, so tests keep working once the tools are wired in.
+    tools: [
+      ...buildTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets }).filter((t) => !options.extraTools?.some((x) => x.name === t.name)),
+      ...(options.extraTools ?? []),
+    ],
     retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },
     cache: new ResponseCache(),
   };

@@ -2,6 +2,11 @@ import type { Provider } from '../store/types.js';
 import type { Connector, Tool } from '../tool.js';
 import { apiCallTool } from './api-call.js';
 import { github } from './github/connector.js';
+import { gistsTools } from './github/gists.tools.js';
+import { issuesTools } from './github/issues.tools.js';
+import { pullsTools } from './github/pulls.tools.js';
+import { reposTools } from './github/repos.tools.js';
+import { workflowsTools } from './github/workflows.tools.js';
 import { calendarTools } from './outlook/calendar.tools.js';
 import { outlook } from './outlook/connector.js';
 import { contactsTools } from './outlook/contacts.tools.js';
@@ -20,6 +25,11 @@ export function connectorTools(options: { readOnly: boolean; toolsets?: Provider
     ...mailTools,
     ...calendarTools,
     ...contactsTools,
+    ...reposTools,
+    ...gistsTools,
+    ...issuesTools,
+    ...pullsTools,
+    ...workflowsTools,
     apiCallTool(outlook, { pathField: 'endpoint', methods: ALL_METHODS, headers: true, example: '/me/messages?$top=5', readOnly }),
     apiCallTool(sales, { pathField: 'endpoint', methods: ['GET', 'POST'], headers: false, example: '/person', readOnly }),
     apiCallTool(github, {

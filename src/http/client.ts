@@ -286,7 +286,24 @@ function errorDetails(body: unknown): { code?: string; message?: string } {
     const e = b.error as { code?: unknown; message?: unknown };
     return { code: stringOr(e.code), message: stringOr(e.message) };
   }
-  return { code: stringOr(b.error), message: stringOr(b.message) ?? stringOr(b.error_description) };
+  const message = stringOr(b.message) ?? stringOr(b.error_description);
+  const details = validationDetails((b as { errors?: unknown }).errors);
+  return { code: stringOr(b.error), message: details ? `${message ?? 'Validation failed'}: ${details}`.slice(0, 500) : message };
+}
+
+/** GitHub's 422 says what was wrong only in errors[]: messages, or resource/field/code objects, or plain strings. */
+function validationDetails(errors: unknown): string {
+  if (!Array.isArray(errors)) return '';
+  return errors
+    .map((e) => {
+      if (typeof e === 'string') return e;
+      const o = (e ?? {}) as Record<string, unknown>;
+      if (typeof o.message === 'string') return o.message;
+      const parts = [typeof o.field === 'string' && `"${o.field}"`, typeof o.code === 'string' && o.code.replace(/_/g, ' '), o.value !== undefined && `(${JSON.stringify(o.value)})`];
+      return parts.filter(Boolean).join(' ');
+    })
+    .filter(Boolean)
+    .join('; ');
 }
 
 function stringOr(v: unknown): string | undefined {

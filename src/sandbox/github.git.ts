@@ -111,14 +111,22 @@ export interface FileDiff {
   patch: string;
 }
 
+/** Lines as git counts them: a final newline ends the last line rather than starting an empty one. */
+function linesOf(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
 export function diffTrees(git: GitStore, before: Record<string, string>, after: Record<string, string>): FileDiff[] {
   const text = (sha?: string) => (sha ? Buffer.from(git.blobs[sha] ?? '', 'base64').toString('utf8') : '');
   const paths = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
   return paths
     .filter((p) => before[p] !== after[p])
     .map((p) => {
-      const oldLines = before[p] ? text(before[p]).split('\n') : [];
-      const newLines = after[p] ? text(after[p]).split('\n') : [];
+      const oldLines = linesOf(before[p] ? text(before[p]) : '');
+      const newLines = linesOf(after[p] ? text(after[p]) : '');
       let head = 0;
       while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) head++;
       let tail = 0;

@@ -29,6 +29,7 @@ const DOC = {
   pull: 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request',
   merge: 'https://docs.github.com/rest/pulls/pulls#merge-a-pull-request',
   reviewers: 'https://docs.github.com/rest/pulls/review-requests#request-reviewers-for-a-pull-request',
+  reviews: 'https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request',
 };
 
 function renderPull(ctx: Ctx, repo: GhRepo, issue: GhIssue, full: boolean) {
@@ -266,6 +267,33 @@ export function pullRoutes(state: GithubState): Routes {
         submitted_at: r.submitted_at,
         commit_id: r.commit_id,
       }));
+    },
+    'POST /repos/:owner/:repo/pulls/:number/reviews': (req) => {
+      const { repo } = at(req);
+      const issue = findIssue(repo, req.params.number!, true);
+      const p = issue.pull!;
+      const b = body(req);
+      const states = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' } as const;
+      const event = b.event as keyof typeof states | undefined;
+      if (!event || !states[event]) throw validationFailed([{ resource: 'PullRequestReview', code: 'invalid', field: 'event' }], DOC.reviews);
+      if (event !== 'COMMENT' && issue.user === state.login) {
+        throw new GhError(422, 'Unprocessable Entity', DOC.reviews, [`Can not ${event === 'APPROVE' ? 'approve' : 'request changes on'} your own pull request`]);
+      }
+      if (event !== 'APPROVE' && !b.body) throw new GhError(422, 'Unprocessable Entity', DOC.reviews, [`Review Can not be blank when ${event === 'COMMENT' ? 'commenting' : 'requesting changes'}`]);
+      const review = { id: ++state.seq, node_id: 'PRR_kwDO' + Buffer.from(`r${state.seq}`).toString('base64url'), user: state.login, body: String(b.body ?? ''), state: states[event], submitted_at: nowIso(), commit_id: repo.git.branches[p.head] ?? p.head_sha ?? '' };
+      p.reviews.push(review);
+      p.requested_reviewers = p.requested_reviewers.filter((r) => r !== state.login);
+      return { status: 200, body: { id: review.id, node_id: review.node_id, user: simpleUser(ctxOf(state, req), review.user), body: review.body, state: review.state, submitted_at: review.submitted_at, commit_id: review.commit_id } };
+    },
+    'PUT /repos/:owner/:repo/pulls/:number/reviews/:review_id/dismissals': (req) => {
+      const { repo } = at(req);
+      requireWrite(repo);
+      const review = findIssue(repo, req.params.number!, true).pull!.reviews.find((r) => String(r.id) === req.params.review_id);
+      if (!review) throw notFound(DOC.reviews);
+      if (review.state === 'COMMENTED') throw new GhError(422, 'Can not dismiss a commented pull request review', DOC.reviews);
+      // GhReview's union predates dismissals; the wire value is DISMISSED.
+      (review as { state: string }).state = 'DISMISSED';
+      return { status: 200, body: { id: review.id, user: simpleUser(ctxOf(state, req), review.user), state: 'DISMISSED', submitted_at: review.submitted_at } };
     },
   };
 }

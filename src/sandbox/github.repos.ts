@@ -10,6 +10,7 @@ import {
   notFound,
   nowIso,
   paginate,
+  permissionsOf,
   renderCommit,
   renderRepo,
   repoUrl,
@@ -29,7 +30,10 @@ const DOC = {
   refs: 'https://docs.github.com/rest/git/refs#create-a-reference',
   commit: 'https://docs.github.com/rest/commits/commits#get-a-commit',
   createRepo: 'https://docs.github.com/rest/repos/repos#create-a-repository-for-the-authenticated-user',
+  createOrgRepo: 'https://docs.github.com/rest/repos/repos#create-an-organization-repository',
 };
+
+const INLINE_LIMIT = 1024 * 1024;
 
 const ok = (body: unknown, headers?: Record<string, string>): SandboxResponse => ({ status: 200, body, headers });
 
@@ -74,7 +78,9 @@ function getContents(ctx: Ctx, repo: GhRepo, rawPath: string): SandboxResponse {
   const blob = tree[path];
   if (blob) {
     const bytes = Buffer.from(repo.git.blobs[blob]!, 'base64');
-    if (/vnd\.github(\.v3)?\.raw/i.test(accept)) return { status: 200, body: bytes, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-github-media-type': 'github.v3; param=raw' } };
+    if (/vnd\.github(\.v3)?\.raw/i.test(accept)) return { status: 200, body: bytes, headers: { 'content-type': 'application/vnd.github.raw', 'x-github-media-type': 'github.v3; param=raw' } };
+    // Over 1 MB GitHub inlines nothing: content "" with encoding "none"; only the raw media type has the bytes.
+    if (bytes.length > INLINE_LIMIT) return ok({ ...contentEntry(ctx, repo, ref, path, blob, 'file'), content: '', encoding: 'none' });
     const content = bytes.toString('base64').replace(/(.{60})/g, '$1\n') + '\n';
     return ok({ ...contentEntry(ctx, repo, ref, path, blob, 'file'), content, encoding: 'base64' });
   }
@@ -176,6 +182,49 @@ function privateUser(ctx: Ctx) {
   };
 }
 
+function createRepo(state: GithubState, req: SandboxRequest, owner: string): SandboxResponse {
+  const ctx = ctxOf(state, req);
+  const body = isObject(req.body) ? req.body : {};
+  const doc = owner === state.login ? DOC.createRepo : DOC.createOrgRepo;
+  if (typeof body.name !== 'string' || !body.name) throw validationFailed([{ resource: 'Repository', code: 'missing_field', field: 'name' }], doc);
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(body.name)) throw validationFailed([{ resource: 'Repository', code: 'invalid', field: 'name' }], doc);
+  if (state.repos.some((r) => r.owner === owner && r.name.toLowerCase() === body.name.toLowerCase())) {
+    throw new GhError(422, 'Repository creation failed.', doc, [{ resource: 'Repository', code: 'custom', field: 'name', message: 'name already exists on this account' }]);
+  }
+  const when = nowIso();
+  const repo = emptyRepo(++state.seq, owner, body.name, {
+    private: !!body.private || body.visibility === 'private' || body.visibility === 'internal',
+    description: body.description ?? null,
+    homepage: body.homepage ?? null,
+    created_at: when,
+    updated_at: when,
+    pushed_at: when,
+    has_issues: body.has_issues ?? true,
+    has_projects: body.has_projects ?? true,
+    has_wiki: body.has_wiki ?? true,
+    has_discussions: body.has_discussions ?? false,
+    license: LICENSES[body.license_template] ?? null,
+    collaborators: { [state.login]: 'admin' },
+  });
+  // A README, .gitignore or license template each make GitHub write the first commit.
+  const files: Record<string, string> = {};
+  if (body.auto_init) files['README.md'] = `# ${body.name}\n${body.description ? `\n${body.description}\n` : ''}`;
+  if (typeof body.gitignore_template === 'string') files['.gitignore'] = `# ${body.gitignore_template}\nnode_modules/\n`;
+  if (repo.license) files.LICENSE = `${repo.license.name}\n`;
+  if (Object.keys(files).length) {
+    const me = state.users[state.login]!;
+    const c = commit(repo.git, { parents: [], changes: files, message: 'Initial commit', author: { name: me.name ?? me.login, email: me.email ?? '', date: when }, authorLogin: me.login });
+    repo.git.branches.main = c.sha;
+  }
+  state.repos.push(repo);
+  return { status: 201, body: renderRepo(ctx, repo), headers: { location: repoUrl(ctx, repo) } };
+}
+
+const LICENSES: Record<string, { key: string; name: string; spdx_id: string }> = {
+  mit: { key: 'mit', name: 'MIT License', spdx_id: 'MIT' },
+  'apache-2.0': { key: 'apache-2.0', name: 'Apache License 2.0', spdx_id: 'Apache-2.0' },
+};
+
 export function repoRoutes(state: GithubState): Routes {
   const repoOf = (req: SandboxRequest) => {
     const ctx = ctxOf(state, req);
@@ -223,36 +272,12 @@ export function repoRoutes(state: GithubState): Routes {
       const sorted = [...visible].sort((a, b) => (desc ? -1 : 1) * key(a).localeCompare(key(b)));
       return list(req, sorted, (r) => renderRepo(ctx, r));
     },
-    'POST /user/repos': (req) => {
-      const ctx = ctxOf(state, req);
-      const body = isObject(req.body) ? req.body : {};
-      if (typeof body.name !== 'string' || !body.name) throw validationFailed([{ resource: 'Repository', code: 'missing_field', field: 'name' }], DOC.createRepo);
-      if (!/^[A-Za-z0-9._-]{1,100}$/.test(body.name)) throw validationFailed([{ resource: 'Repository', code: 'invalid', field: 'name' }], DOC.createRepo);
-      if (state.repos.some((r) => r.owner === state.login && r.name.toLowerCase() === body.name.toLowerCase())) {
-        throw validationFailed([{ resource: 'Repository', code: 'custom', field: 'name', message: 'name already exists on this account' }], DOC.createRepo);
-      }
-      const when = nowIso();
-      const id = ++state.seq;
-      const repo = emptyRepo(id, state.login, body.name, {
-        private: !!body.private,
-        description: body.description ?? null,
-        homepage: body.homepage ?? null,
-        created_at: when,
-        updated_at: when,
-        pushed_at: when,
-        has_issues: body.has_issues ?? true,
-        has_projects: body.has_projects ?? true,
-        has_wiki: body.has_wiki ?? true,
-        has_discussions: body.has_discussions ?? false,
-        collaborators: { [state.login]: 'admin' },
-      });
-      if (body.auto_init) {
-        const me = state.users[state.login]!;
-        const c = commit(repo.git, { parents: [], changes: { 'README.md': `# ${body.name}\n${body.description ? `\n${body.description}\n` : ''}` }, message: 'Initial commit', author: { name: me.name ?? me.login, email: me.email ?? '', date: when }, authorLogin: me.login });
-        repo.git.branches.main = c.sha;
-      }
-      state.repos.push(repo);
-      return { status: 201, body: renderRepo(ctx, repo), headers: { location: repoUrl(ctx, repo) } };
+    'POST /user/repos': (req) => createRepo(state, req, state.login),
+    'POST /orgs/:org/repos': (req) => {
+      const org = Object.keys(state.orgs).find((o) => o.toLowerCase() === req.params.org!.toLowerCase());
+      if (!org) throw notFound('https://docs.github.com/rest/repos/repos#create-an-organization-repository');
+      if (!state.orgs[org]!.members[state.login]) throw new GhError(403, 'You need admin access to the organization before adding a repository to it.', DOC.createOrgRepo);
+      return createRepo(state, req, org);
     },
     'GET /repos/:owner/:repo': (req) => {
       const { ctx, repo } = repoOf(req);
@@ -357,20 +382,29 @@ export function repoRoutes(state: GithubState): Routes {
       const { ctx, repo } = repoOf(req);
       const sha = resolveRef(repo.git, req.params.ref!);
       if (!sha) throw new GhError(422, `No commit found for SHA: ${req.params.ref}`, DOC.commit);
+      if (/vnd\.github(\.v3)?\.sha/i.test(header(req, 'accept') ?? '')) return { status: 200, body: sha, headers: { 'content-type': 'application/vnd.github.sha; charset=utf-8' } };
       const c = repo.git.commits[sha]!;
       const files = diffTrees(repo.git, c.parents[0] ? repo.git.commits[c.parents[0]]!.tree : {}, c.tree);
       const additions = files.reduce((n, f) => n + f.additions, 0);
       const deletions = files.reduce((n, f) => n + f.deletions, 0);
       const base = `https://github.com/${repo.owner}/${repo.name}`;
-      return ok({
-        ...renderCommit(ctx, repo, c),
-        stats: { total: additions + deletions, additions, deletions },
-        files: files.map((f) => ({ ...f, blob_url: `${base}/blob/${c.sha}/${f.filename}`, raw_url: `${base}/raw/${c.sha}/${f.filename}`, contents_url: `${repoUrl(ctx, repo)}/contents/${f.filename}?ref=${c.sha}` })),
-      });
+      // per_page and page page through the files (default 300 a page); the stats always cover them all.
+      const perPage = req.query.has('per_page') ? req.query : new URLSearchParams([...req.query, ['per_page', '300']]);
+      const page = paginate({ ...req, query: perPage }, files);
+      return ok(
+        {
+          ...renderCommit(ctx, repo, c),
+          stats: { total: additions + deletions, additions, deletions },
+          files: page.items.map((f) => ({ ...f, blob_url: `${base}/blob/${c.sha}/${f.filename}`, raw_url: `${base}/raw/${c.sha}/${f.filename}`, contents_url: `${repoUrl(ctx, repo)}/contents/${f.filename}?ref=${c.sha}` })),
+        },
+        page.headers,
+      );
     },
     'GET /repos/:owner/:repo/releases': (req) => {
       const { ctx, repo } = repoOf(req);
-      return list(req, repo.releases, (r) => renderRelease(ctx, repo, r));
+      // Drafts are visible only to accounts with push access.
+      const push = permissionsOf(roleOf(state, repo, state.login)).push;
+      return list(req, repo.releases.filter((r) => push || !r.draft), (r) => renderRelease(ctx, repo, r));
     },
   };
 }

@@ -2,10 +2,15 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Routes, SandboxResponse } from './server.js';
 import { ORGS, USERS, seedRepos } from './github.data.js';
 import type { GitStore } from './github.git.js';
+import { actionsRoutes } from './github.actions.js';
+import { gistRoutes } from './github.gists.js';
+import { hookRoutes } from './github.hooks.js';
 import { issueRoutes } from './github.issues.js';
+import { graphqlRoutes } from './github.projects.js';
 import { pullRoutes } from './github.pulls.js';
 import { GhError, errorBody } from './github.render.js';
 import { repoRoutes } from './github.repos.js';
+import { searchRoutes } from './github.search.js';
 import { bearerToken, header, withMiddleware } from './util.js';
 
 /** GitHub REST stand-in: rate limits, ETags, Link pagination, and a tiny git underneath. */
@@ -204,7 +209,8 @@ function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
 }
 
 export function githubRoutes(state: GithubState): Routes {
-  const routes = { ...repoRoutes(state), ...issueRoutes(state), ...pullRoutes(state) };
+  const routes = { ...repoRoutes(state), ...issueRoutes(state), ...pullRoutes(state), ...searchRoutes(state), ...graphqlRoutes(state), ...actionsRoutes(state), ...gistRoutes(state) };
+  for (const [key, handler] of Object.entries(hookRoutes(state))) routes[key] ??= handler; // webhooks + polled endpoints; never replaces a route
   return withMiddleware(routes, async (req, next) => {
     const base: Record<string, string> = {
       'x-github-media-type': 'github.v3; format=json',
@@ -223,7 +229,7 @@ export function githubRoutes(state: GithubState): Routes {
     if (version && !SUPPORTED_VERSIONS.includes(version)) {
       return { status: 400, headers: base, body: errorBody(400, `API version ${version} is not supported. Supported versions: ${SUPPORTED_VERSIONS.join(', ')}.`, 'https://docs.github.com/rest/about-the-rest-api/api-versions') };
     }
-    const resource = req.path.startsWith('/search/') ? 'search' : 'core';
+    const resource = req.path.startsWith('/search/') ? 'search' : req.path === '/graphql' ? 'graphql' : 'core';
     const bucket = state.rateLimits[resource];
     refreshWindow(bucket, resource === 'search' ? 60 : 3600);
     const counted = req.path.replace(/\/$/, '') !== '/rate_limit';

@@ -9,6 +9,7 @@ export { startSandboxServer, type Routes, type SandboxHandler, type SandboxReque
 export { createGithubState, githubRoutes, type GithubState } from './github.js';
 export { createOutlookState, outlookRoutes, type OutlookState } from './outlook.js';
 export { deliverEmail, expireDeltaTokens } from './outlook.delta.js';
+export { OUTLOOK_PERSONAL_TOKEN } from './outlook.calendar.js';
 export { createSalesState, salesRoutes, type SalesState } from './sales.js';
 export { createVercelState, vercelRoutes, type VercelState } from './vercel.js';
 

@@ -1,17 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import type { Routes, SandboxRequest, SandboxResponse } from './server.js';
-import { CATEGORIES, CONTACTS, EVENTS, SCHEDULES } from './outlook.data.js';
-import { GraphError, applySelect, listResponse, nextGraphId, parseSelect, stripHtml, type Person } from './outlook.query.js';
-import { hexId, isObject, queryParam } from './util.js';
+import type { Routes, SandboxHandler, SandboxRequest } from './server.js';
+import { PERSONAL_CONTACTS, PERSONAL_EVENTS, PERSONAL_USER, SHARED_CALENDARS, STANDUP, TEAM_CALENDAR, type ContactSeed } from './outlook.calendar.data.js';
+import { buildContact, contactRoutes, type GraphContact } from './outlook.contacts.js';
+import { CATEGORIES, CONTACTS, EVENTS, MAILBOXES, SCHEDULES, type EventSeed } from './outlook.data.js';
+import { buildEvent, changeOccurrence, eventRoutes, type GraphCalendar, type GraphEvent } from './outlook.events.js';
+import { GraphError, nextGraphId } from './outlook.query.js';
+import { scheduleRoutes } from './outlook.schedule.js';
+import { DAY, HOUR, graphDateTime } from './outlook.time.js';
+import { bearerToken, isObject } from './util.js';
 
-/** Graph calendar, free/busy, contacts and categories, sharing the Outlook sandbox state. */
+/**
+ * Graph calendar, free/busy, contacts and categories, sharing the Outlook sandbox state. Events live in
+ * outlook.events.ts (series in outlook.recurrence.ts, zones in outlook.time.ts), contacts in outlook.contacts.ts,
+ * getSchedule and findMeetingTimes in outlook.schedule.ts; this file holds the state, whose calendar a request
+ * reaches (/me, /users/{id}, or the personal account's own), and the seed.
+ */
 
-export type GraphEvent = Record<string, any> & { id: string; subject: string; start: GraphDateTime; end: GraphDateTime; showAs: string };
-export type GraphContact = Record<string, any> & { id: string; displayName: string; emailAddresses: Person[] };
-export interface GraphDateTime {
-  dateTime: string;
-  timeZone: string;
-}
+export { buildContact, type GraphContact } from './outlook.contacts.js';
+export { buildEvent, type GraphCalendar, type GraphEvent } from './outlook.events.js';
+export { graphDateTime, toUtcMs, type GraphDateTime } from './outlook.time.js';
+
 export interface OutlookCategory {
   id: string;
   displayName: string;
@@ -25,206 +33,153 @@ export interface ScheduleItem {
   end: string;
 }
 
+/** A mailbox whose calendars and contacts the sandbox holds. */
+export interface CalendarOwner {
+  id: string;
+  displayName: string;
+  mail: string;
+  /** Whether the signed-in work user may open it as /users/{id}/... (a shared mailbox with delegated access). */
+  delegated: boolean;
+  /** A personal Microsoft account: no getSchedule, no findMeetingTimes, no other users' mailboxes. */
+  personal: boolean;
+  calendars: GraphCalendar[];
+  events: GraphEvent[];
+  contacts: GraphContact[];
+}
+
+export interface PersonalAccount extends CalendarOwner {
+  userPrincipalName: string;
+  /** The bearer token that signs in as this account. */
+  token: string;
+}
+
 export interface CalendarState {
   seq: number;
-  user: { id: string; displayName: string; mail: string };
+  user: { id: string; displayName: string; mail: string; userPrincipalName?: string };
+  /** Bearer tokens the sandbox accepts; seedCalendar adds the personal account's. */
+  tokens: Set<string>;
+  /** The signed-in user's default calendar. */
   events: GraphEvent[];
   contacts: GraphContact[];
   categories: OutlookCategory[];
   /** Colleagues' free/busy by address, answered by getSchedule. */
   schedules: Record<string, ScheduleItem[]>;
+  /** Set by seedCalendar: the signed-in user's calendars (the default first), events in others carry `_calendarId`. */
+  calendars?: GraphCalendar[];
+  /** Set by seedCalendar: calendars and contacts of the shared mailboxes (MAILBOXES). */
+  sharedCalendars?: CalendarOwner[];
+  /** Set by seedCalendar: the personal account that OUTLOOK_PERSONAL_TOKEN signs in as. */
+  personal?: PersonalAccount;
 }
 
-const DAY = 86_400_000;
-const HOUR = 3_600_000;
+/** A personal Microsoft account's token: its calendar and contacts work, getSchedule and findMeetingTimes do not. */
+export const OUTLOOK_PERSONAL_TOKEN = 'sbx-outlook-personal-0001';
 
-export function graphDateTime(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19) + '.0000000';
+const same = (a: string, b: string | undefined) => !!b && a.toLowerCase() === b.toLowerCase();
+
+/** The signed-in user as a calendar owner (its arrays are the state's own). */
+function selfOwner(state: CalendarState): CalendarOwner {
+  return { id: state.user.id, displayName: state.user.displayName, mail: state.user.mail, delegated: true, personal: false, calendars: state.calendars ?? [], events: state.events, contacts: state.contacts };
 }
 
-// Windows zone names Graph clients commonly send, mapped to IANA names.
-const WINDOWS_ZONES: Record<string, string> = {
-  'pacific standard time': 'America/Los_Angeles',
-  'mountain standard time': 'America/Denver',
-  'central standard time': 'America/Chicago',
-  'eastern standard time': 'America/New_York',
-  'gmt standard time': 'Europe/London',
-  'w. europe standard time': 'Europe/Berlin',
-  'romance standard time': 'Europe/Paris',
-  'india standard time': 'Asia/Kolkata',
-  'tokyo standard time': 'Asia/Tokyo',
-};
-
-/** A wall-clock time in a named zone (IANA or a common Windows name) as epoch ms. */
-export function toUtcMs(dateTime: string, timeZone = 'UTC'): number {
-  if (/(Z|[+-]\d{2}:\d{2})$/.test(dateTime)) return Date.parse(dateTime);
-  const guess = Date.parse(dateTime + 'Z');
-  const zone = WINDOWS_ZONES[timeZone.toLowerCase()] ?? timeZone;
-  if (Number.isNaN(guess) || /^(utc|gmt|z)$/i.test(zone)) return guess;
-  try {
-    const offset = (at: number) => {
-      const parts = Object.fromEntries(
-        new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
-          .formatToParts(at)
-          .map((p) => [p.type, p.value]),
-      );
-      return Date.UTC(+parts.year!, +parts.month! - 1, +parts.day!, +parts.hour!, +parts.minute!, +parts.second!) - at;
-    };
-    return guess - offset(guess - offset(guess));
-  } catch {
-    throw new GraphError(400, 'ErrorTimeZoneNotSupported', `The time zone '${timeZone}' is not supported.`);
+/** Whose calendar a request reaches: the caller's own for /me, else the /users/{id} mailbox if the caller may open it. */
+export function ownerOf(state: CalendarState, req: SandboxRequest): CalendarOwner {
+  const userId = req.params.userId;
+  const personal = state.personal;
+  if (personal && bearerToken(req) === personal.token) {
+    if (userId === undefined || [personal.id, personal.mail, personal.userPrincipalName].some((x) => same(x, userId))) return personal;
+    throw new GraphError(404, 'ErrorInvalidUser', `The requested user '${userId}' is invalid.`);
   }
+  const self = selfOwner(state);
+  if (userId === undefined || [self.id, self.mail, state.user.userPrincipalName].some((x) => x && same(x, userId))) return self;
+  const box = state.sharedCalendars?.find((b) => same(b.id, userId) || same(b.mail, userId));
+  if (!box) throw new GraphError(404, 'ErrorInvalidUser', `The requested user '${userId}' is invalid.`);
+  if (!box.delegated) throw new GraphError(403, 'ErrorAccessDenied', 'Access is denied. Check credentials and try again.');
+  return box;
 }
 
-const badRequest = (message: string) => new GraphError(400, 'ErrorInvalidRequest', message);
-const notFound = () => new GraphError(404, 'ErrorItemNotFound', 'The specified object was not found in the store.');
-const nowIso = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-
-function timeOf(value: unknown, field: string): number {
-  if (!isObject(value) || typeof value.dateTime !== 'string') throw badRequest(`'${field}' must be an object with dateTime and timeZone.`);
-  const ms = toUtcMs(value.dateTime, typeof value.timeZone === 'string' ? value.timeZone : 'UTC');
-  if (Number.isNaN(ms)) throw badRequest(`'${field}.dateTime' is not a valid date and time.`);
-  return ms;
+/** Wraps `GET /me` so the personal account's token answers as that account. */
+export function withPersonalAccount(state: CalendarState, routes: Routes): Routes {
+  const me = routes['GET /me'];
+  if (!me) return routes;
+  const handler: SandboxHandler = (req) => {
+    const p = state.personal;
+    if (!p || bearerToken(req) !== p.token) return me(req);
+    return { status: 200, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users/$entity', id: p.id, displayName: p.displayName, mail: null, userPrincipalName: p.userPrincipalName, givenName: p.displayName.split(' ')[0], surname: p.displayName.split(' ')[1] ?? null } };
+  };
+  return { ...routes, 'GET /me': handler };
 }
 
-const EVENT_WRITABLE = ['subject', 'body', 'start', 'end', 'location', 'attendees', 'isAllDay', 'isOnlineMeeting', 'onlineMeetingProvider', 'showAs', 'categories', 'importance', 'sensitivity', 'reminderMinutesBeforeStart', 'isReminderOn', 'recurrence', 'transactionId', 'responseRequested', 'allowNewTimeProposals', 'hideAttendees'];
-
-/** An event in Graph's shape from a create body; `existing` keeps the id on update. Start and end come back in UTC. */
-export function buildEvent(state: CalendarState, body: Record<string, any>, existing?: GraphEvent): GraphEvent {
-  for (const k of Object.keys(body)) {
-    if (!EVENT_WRITABLE.includes(k) && !(existing && k in existing)) {
-      throw new GraphError(400, 'BadRequest', `The property '${k}' does not exist on type 'microsoft.graph.event'.`);
-    }
-  }
-  const start = timeOf(body.start, 'start');
-  const end = timeOf(body.end, 'end');
-  if (end < start) throw badRequest('The end of the event must not be before its start.');
-  const id = existing?.id ?? nextGraphId(state, 'AAMkAGE');
-  const content = String(body.body?.content ?? '');
-  const online = !!body.isOnlineMeeting;
-  const location = String(body.location?.displayName ?? '');
-  const attendees = (Array.isArray(body.attendees) ? body.attendees : []).map((a: any) => {
-    const address = a?.emailAddress?.address;
-    if (typeof address !== 'string') throw badRequest('Each attendee needs emailAddress.address.');
-    return { type: a.type ?? 'required', status: { response: a.status?.response ?? 'none', time: '0001-01-01T00:00:00Z' }, emailAddress: { name: a.emailAddress.name ?? address, address } };
+function seedEvents(state: CalendarState, today: number, seeds: EventSeed[], organizer: { displayName: string; mail: string }): GraphEvent[] {
+  const at = (day: number, hour: number) => today + day * DAY + hour * HOUR;
+  return seeds.map((e) => {
+    const start = at(e.day, e.startHour);
+    return buildEvent(
+      state,
+      {
+        subject: e.subject,
+        body: { contentType: 'html', content: e.body ? `<html><body><p>${e.body}</p></body></html>` : '' },
+        start: { dateTime: graphDateTime(start), timeZone: 'UTC' },
+        end: { dateTime: graphDateTime(start + e.hours * HOUR), timeZone: 'UTC' },
+        isAllDay: e.allDay ?? false,
+        location: { displayName: e.location ?? '' },
+        attendees: (e.attendees ?? []).map((a) => ({ type: a.type ?? 'required', status: { response: a.response ?? 'none' }, emailAddress: a.person })),
+        isOnlineMeeting: e.online ?? false,
+        showAs: e.showAs ?? 'busy',
+        sensitivity: e.sensitivity ?? 'normal',
+        categories: e.categories ?? [],
+      },
+      { organizer },
+    );
   });
-  const modified = nowIso();
-  return {
-    id,
-    createdDateTime: existing?.createdDateTime ?? modified,
-    lastModifiedDateTime: modified,
-    changeKey: hexId(id + modified + JSON.stringify(body), 20),
-    categories: Array.isArray(body.categories) ? body.categories : [],
-    transactionId: body.transactionId ?? null,
-    originalStartTimeZone: body.start.timeZone ?? 'UTC',
-    originalEndTimeZone: body.end.timeZone ?? 'UTC',
-    iCalUId: existing?.iCalUId ?? '040000008200E00074C5B7101A82E008' + hexId(id, 32).toUpperCase(),
-    reminderMinutesBeforeStart: body.reminderMinutesBeforeStart ?? 15,
-    isReminderOn: body.isReminderOn ?? true,
-    hasAttachments: false,
-    subject: String(body.subject ?? ''),
-    bodyPreview: stripHtml(content).slice(0, 255),
-    importance: body.importance ?? 'normal',
-    sensitivity: body.sensitivity ?? 'normal',
-    isAllDay: !!body.isAllDay,
-    isCancelled: false,
-    isOrganizer: true,
-    responseRequested: body.responseRequested ?? true,
-    seriesMasterId: null,
-    showAs: body.showAs ?? 'busy',
-    type: 'singleInstance',
-    webLink: `https://outlook.office365.com/owa/?itemid=${encodeURIComponent(id)}&exvsurl=1&path=/calendar/item`,
-    onlineMeetingUrl: null,
-    isOnlineMeeting: online,
-    onlineMeetingProvider: online ? (body.onlineMeetingProvider ?? 'teamsForBusiness') : 'unknown',
-    allowNewTimeProposals: body.allowNewTimeProposals ?? true,
-    isDraft: false,
-    hideAttendees: body.hideAttendees ?? false,
-    recurrence: body.recurrence ?? null,
-    responseStatus: { response: 'organizer', time: '0001-01-01T00:00:00Z' },
-    body: { contentType: /^text$/i.test(String(body.body?.contentType)) ? 'text' : 'html', content },
-    start: { dateTime: graphDateTime(start), timeZone: 'UTC' },
-    end: { dateTime: graphDateTime(end), timeZone: 'UTC' },
-    location: { displayName: location, locationType: 'default', uniqueIdType: 'unknown' },
-    locations: location ? [{ displayName: location, locationType: 'default', uniqueIdType: 'unknown' }] : [],
-    attendees,
-    organizer: { emailAddress: { name: state.user.displayName, address: state.user.mail } },
-    onlineMeeting: online ? { joinUrl: `https://teams.microsoft.com/l/meetup-join/19%3ameeting_${hexId(id, 24)}%40thread.v2/0` } : null,
-  };
 }
 
-const CONTACT_DEFAULTS = {
-  categories: [] as string[],
-  birthday: null,
-  initials: null,
-  middleName: null,
-  nickName: null,
-  title: null,
-  generation: null,
-  imAddresses: [] as string[],
-  jobTitle: null,
-  companyName: null,
-  department: null,
-  officeLocation: null,
-  profession: null,
-  businessHomePage: null,
-  assistantName: null,
-  manager: null,
-  homePhones: [] as string[],
-  mobilePhone: null,
-  businessPhones: [] as string[],
-  spouseName: null,
-  personalNotes: '',
-  children: [] as string[],
-  emailAddresses: [] as Person[],
-  homeAddress: {},
-  businessAddress: {},
-  otherAddress: {},
-};
-
-export function buildContact(state: CalendarState, body: Record<string, any>, existing?: GraphContact): GraphContact {
-  const base = existing ?? { ...CONTACT_DEFAULTS, givenName: null, surname: null };
-  for (const k of Object.keys(body)) {
-    if (!(k in base) && k !== 'displayName') {
-      throw new GraphError(400, 'BadRequest', `The property '${k}' does not exist on type 'microsoft.graph.contact'.`);
-    }
-  }
-  const merged = { ...base, ...body };
-  const id = existing?.id ?? nextGraphId(state, 'AAMkAGC');
-  const modified = nowIso();
-  const displayName = body.displayName ?? (existing && !('givenName' in body || 'surname' in body) ? existing.displayName : [merged.givenName, merged.surname].filter(Boolean).join(' '));
-  return {
-    ...merged,
-    id,
-    createdDateTime: existing?.createdDateTime ?? modified,
-    lastModifiedDateTime: modified,
-    changeKey: hexId(id + modified + JSON.stringify(body), 20),
-    parentFolderId: existing?.parentFolderId ?? 'AQMkADcontacts',
-    displayName: displayName ?? '',
-    fileAs: displayName ?? '',
-    emailAddresses: (merged.emailAddresses ?? []).map((e: any) => ({ name: e?.name ?? e?.address, address: e?.address })),
-  };
+function seedContacts(state: CalendarState, seeds: ContactSeed[]): GraphContact[] {
+  return seeds.map((c) =>
+    buildContact(state, {
+      givenName: c.givenName,
+      surname: c.surname,
+      emailAddresses: [{ name: `${c.givenName} ${c.surname}`, address: c.email }],
+      companyName: c.companyName ?? null,
+      jobTitle: c.jobTitle ?? null,
+      mobilePhone: c.mobilePhone ?? null,
+    }),
+  );
 }
+
+const calendarsFor = (state: CalendarState, names: string[]): GraphCalendar[] =>
+  names.map((name, i) => ({ id: nextGraphId(state, 'AAMkAGCal'), name, isDefaultCalendar: i === 0 }));
 
 export function seedCalendar(state: CalendarState, now: Date): void {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const at = (day: number, hour: number) => today + day * DAY + hour * HOUR;
-  state.events = EVENTS.map((e) => {
-    const start = at(e.day, e.startHour);
-    return buildEvent(state, {
-      subject: e.subject,
-      body: { contentType: 'html', content: e.body ? `<html><body><p>${e.body}</p></body></html>` : '' },
-      start: { dateTime: graphDateTime(start), timeZone: 'UTC' },
-      end: { dateTime: graphDateTime(start + e.hours * HOUR), timeZone: 'UTC' },
-      isAllDay: e.allDay ?? false,
-      location: { displayName: e.location ?? '' },
-      attendees: (e.attendees ?? []).map((a) => ({ type: a.type ?? 'required', status: { response: a.response ?? 'none' }, emailAddress: a.person })),
-      isOnlineMeeting: e.online ?? false,
-      showAs: e.showAs ?? 'busy',
-      sensitivity: e.sensitivity ?? 'normal',
-      categories: e.categories ?? [],
-    });
+  const me = { displayName: state.user.displayName, mail: state.user.mail };
+  state.calendars = calendarsFor(state, ['Calendar', TEAM_CALENDAR.name]);
+  state.events = seedEvents(state, today, EVENTS, me);
+
+  const s = STANDUP;
+  const standup = buildEvent(
+    state,
+    {
+      subject: s.subject,
+      start: { dateTime: graphDateTime(at(s.firstDay, s.startHour)), timeZone: 'UTC' },
+      end: { dateTime: graphDateTime(at(s.firstDay, s.startHour) + s.minutes * 60_000), timeZone: 'UTC' },
+      isOnlineMeeting: true,
+      recurrence: {
+        pattern: { type: 'daily', interval: 1 },
+        range: { type: 'numbered', startDate: new Date(at(s.firstDay, 0)).toISOString().slice(0, 10), numberOfOccurrences: s.occurrences, recurrenceTimeZone: 'UTC' },
+      },
+    },
+    { organizer: me },
+  );
+  const moved = at(s.movedDay, s.startHour) + s.movedByMinutes * 60_000;
+  changeOccurrence(state, standup, new Date(at(s.movedDay, 0)).toISOString().slice(0, 10).replace(/-/g, ''), {
+    start: { dateTime: graphDateTime(moved), timeZone: 'UTC' },
+    end: { dateTime: graphDateTime(moved + s.minutes * 60_000), timeZone: 'UTC' },
   });
+  state.events.push(standup);
+  for (const e of seedEvents(state, today, TEAM_CALENDAR.events, me)) state.events.push({ ...e, _calendarId: state.calendars[1]!.id });
+
   state.contacts = CONTACTS.map((c) =>
     buildContact(state, {
       givenName: c.givenName,
@@ -245,122 +200,39 @@ export function seedCalendar(state: CalendarState, now: Date): void {
       items.map((i) => ({ status: i.status as ScheduleItem['status'], subject: i.subject, start: new Date(at(i.day, i.startHour)).toISOString(), end: new Date(at(i.day, i.startHour + i.hours)).toISOString() })),
     ]),
   );
-}
-
-const render = (item: Record<string, any>): Record<string, unknown> => ({ '@odata.etag': `W/"${item.changeKey}"`, ...item });
-
-function one(req: SandboxRequest, item: Record<string, unknown>, status = 200): SandboxResponse {
-  const row = render(item);
-  return { status, body: applySelect(row, parseSelect(req, [row])) };
-}
-
-const AVAILABILITY: Record<string, string> = { free: '0', tentative: '1', busy: '2', oof: '3', workingElsewhere: '0' };
-
-function getSchedule(state: CalendarState, body: any): SandboxResponse {
-  if (!isObject(body) || !Array.isArray(body.schedules) || body.schedules.length === 0) throw new GraphError(400, 'ErrorInvalidParameter', "'schedules' must list at least one address.");
-  const start = timeOf(body.startTime, 'startTime');
-  const end = timeOf(body.endTime, 'endTime');
-  const interval = body.availabilityViewInterval ?? 30;
-  if (!Number.isInteger(interval) || interval < 5 || interval > 1440) throw new GraphError(400, 'ErrorInvalidParameter', "'availabilityViewInterval' must be between 5 and 1440.");
-  const value = body.schedules.map((address: string) => {
-    const own = String(address).toLowerCase() === state.user.mail.toLowerCase();
-    const items: ScheduleItem[] | undefined = own
-      ? state.events.filter((e) => !e.isCancelled && e.showAs !== 'free').map((e) => ({ status: e.showAs as ScheduleItem['status'], subject: e.sensitivity === 'private' ? '' : e.subject, start: toIso(e.start), end: toIso(e.end) }))
-      : state.schedules[String(address).toLowerCase()];
-    if (!items) return { scheduleId: address, availabilityView: '', scheduleItems: [], error: { message: `The specified mailbox '${address}' could not be found.`, responseCode: 'ErrorMailRecipientNotFound' } };
-    const inWindow = items.filter((i) => Date.parse(i.start) < end && Date.parse(i.end) > start);
-    let view = '';
-    for (let t = start; t < end; t += interval * 60_000) {
-      const slot = inWindow.filter((i) => Date.parse(i.start) < t + interval * 60_000 && Date.parse(i.end) > t);
-      view += String(Math.max(0, ...slot.map((i) => Number(AVAILABILITY[i.status] ?? 0))));
-    }
-    return {
-      scheduleId: address,
-      availabilityView: view,
-      scheduleItems: inWindow.map((i) => ({ isPrivate: false, status: i.status, subject: i.subject, location: '', start: { dateTime: graphDateTime(Date.parse(i.start)), timeZone: 'UTC' }, end: { dateTime: graphDateTime(Date.parse(i.end)), timeZone: 'UTC' } })),
-      workingHours: { daysOfWeek: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'], startTime: '08:00:00.0000000', endTime: '17:00:00.0000000', timeZone: { name: 'Pacific Standard Time' } },
-    };
+  state.sharedCalendars = MAILBOXES.map((m) => {
+    const seed = SHARED_CALENDARS[m.mail] ?? { events: [], contacts: [] };
+    const owner = { displayName: m.displayName, mail: m.mail };
+    return { id: m.id, ...owner, delegated: m.delegated, personal: false, calendars: calendarsFor(state, ['Calendar']), events: seedEvents(state, today, seed.events, owner), contacts: seedContacts(state, seed.contacts) };
   });
-  return { status: 200, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#Collection(microsoft.graph.scheduleInformation)', value } };
+  state.personal = {
+    ...PERSONAL_USER,
+    token: OUTLOOK_PERSONAL_TOKEN,
+    delegated: true,
+    personal: true,
+    calendars: calendarsFor(state, ['Calendar']),
+    events: seedEvents(state, today, PERSONAL_EVENTS, PERSONAL_USER),
+    contacts: seedContacts(state, PERSONAL_CONTACTS),
+  };
+  state.tokens.add(OUTLOOK_PERSONAL_TOKEN);
 }
-
-const toIso = (t: GraphDateTime) => new Date(toUtcMs(t.dateTime, t.timeZone)).toISOString();
 
 export function calendarRoutes(state: CalendarState): Routes {
   const ctx = (path: string) => `users('${encodeURIComponent(state.user.id)}')/${path}`;
-  const findEvent = (id: string) => state.events.find((e) => e.id === id) ?? (() => { throw notFound(); })();
-  const findContact = (id: string) => state.contacts.find((c) => c.id === id) ?? (() => { throw notFound(); })();
-  const listEvents = (req: SandboxRequest) => listResponse(req, state.events, { context: ctx('events'), render });
-  const createEvent = (req: SandboxRequest) => {
-    if (!isObject(req.body)) throw badRequest('Empty Payload. JSON content expected.');
-    const event = buildEvent(state, req.body);
-    state.events.push(event);
-    return one(req, event, 201);
-  };
-  const getEvent = (req: SandboxRequest) => one(req, findEvent(req.params.id!));
-  const patchEvent = (req: SandboxRequest) => {
-    const old = findEvent(req.params.id!);
-    if (!isObject(req.body)) throw badRequest('Empty Payload. JSON content expected.');
-    const updated = buildEvent(state, { ...pickWritable(old), ...req.body }, old);
-    state.events.splice(state.events.indexOf(old), 1, updated);
-    return one(req, updated);
-  };
-  const deleteEvent = (req: SandboxRequest) => {
-    state.events.splice(state.events.indexOf(findEvent(req.params.id!)), 1);
-    return { status: 204 };
-  };
-
+  const owner = (req: SandboxRequest) => ownerOf(state, req);
+  const owners = () => [selfOwner(state), ...(state.sharedCalendars ?? [])];
   return {
-    'GET /me/events': listEvents,
-    'POST /me/events': createEvent,
-    'GET /me/events/:id': getEvent,
-    'PATCH /me/events/:id': patchEvent,
-    'DELETE /me/events/:id': deleteEvent,
-    'GET /me/calendar/events': listEvents,
-    'POST /me/calendar/events': createEvent,
-    'GET /me/calendar/events/:id': getEvent,
-    'PATCH /me/calendar/events/:id': patchEvent,
-    'DELETE /me/calendar/events/:id': deleteEvent,
-    'GET /me/calendarView': (req) => {
-      const from = queryParam(req, 'startDateTime');
-      const to = queryParam(req, 'endDateTime');
-      if (!from || !to) {
-        throw new GraphError(400, 'ErrorInvalidParameter', 'This request requires a time window specified by the query string parameters StartDateTime and EndDateTime.');
-      }
-      const start = toUtcMs(from);
-      const end = toUtcMs(to);
-      if (Number.isNaN(start) || Number.isNaN(end)) throw new GraphError(400, 'ErrorInvalidParameter', 'StartDateTime and EndDateTime must be ISO 8601 date and time values.');
-      const inView = state.events.filter((e) => toUtcMs(e.start.dateTime, e.start.timeZone) < end && toUtcMs(e.end.dateTime, e.end.timeZone) > start);
-      return listResponse(req, inView, { context: ctx('calendarView'), defaultOrder: 'start/dateTime asc', render });
-    },
-    'POST /me/calendar/getSchedule': (req) => getSchedule(state, req.body),
-    'GET /me/contacts': (req) => listResponse(req, state.contacts, { context: ctx('contacts'), render }),
-    'POST /me/contacts': (req) => {
-      if (!isObject(req.body)) throw badRequest('Empty Payload. JSON content expected.');
-      const contact = buildContact(state, req.body);
-      state.contacts.push(contact);
-      return one(req, contact, 201);
-    },
-    'GET /me/contacts/:id': (req) => one(req, findContact(req.params.id!)),
-    'PATCH /me/contacts/:id': (req) => {
-      const old = findContact(req.params.id!);
-      if (!isObject(req.body)) throw badRequest('Empty Payload. JSON content expected.');
-      const updated = buildContact(state, req.body, old);
-      state.contacts.splice(state.contacts.indexOf(old), 1, updated);
-      return one(req, updated);
-    },
-    'DELETE /me/contacts/:id': (req) => {
-      state.contacts.splice(state.contacts.indexOf(findContact(req.params.id!)), 1);
-      return { status: 204 };
-    },
+    ...eventRoutes(state, owner),
+    ...scheduleRoutes(state, owners, owner),
+    ...contactRoutes(state, owner),
     'GET /me/outlook/masterCategories': () => ({
       status: 200,
       body: { '@odata.context': `https://graph.microsoft.com/v1.0/$metadata#${ctx('outlook/masterCategories')}`, value: state.categories },
     }),
     'POST /me/outlook/masterCategories': (req) => {
       const { displayName, color = 'none' } = isObject(req.body) ? req.body : ({} as Record<string, any>);
-      if (typeof displayName !== 'string' || !displayName.trim()) throw badRequest("The request body needs 'displayName'.");
-      if (!/^(none|preset([0-9]|1[0-9]|2[0-4]))$/.test(String(color))) throw badRequest(`'${color}' is not a valid category color (none, preset0 ... preset24).`);
+      if (typeof displayName !== 'string' || !displayName.trim()) throw new GraphError(400, 'ErrorInvalidRequest', "The request body needs 'displayName'.");
+      if (!/^(none|preset([0-9]|1[0-9]|2[0-4]))$/.test(String(color))) throw new GraphError(400, 'ErrorInvalidRequest', `'${color}' is not a valid category color (none, preset0 ... preset24).`);
       // The real service answers a duplicate name with a conflict; the exact code is this sandbox's choice.
       if (state.categories.some((c) => c.displayName.toLowerCase() === displayName.toLowerCase())) {
         throw new GraphError(409, 'ErrorDuplicateCategory', `A category named '${displayName}' already exists.`);
@@ -370,8 +242,4 @@ export function calendarRoutes(state: CalendarState): Routes {
       return { status: 201, body: category };
     },
   };
-}
-
-function pickWritable(event: GraphEvent): Record<string, unknown> {
-  return Object.fromEntries(EVENT_WRITABLE.filter((k) => k in event).map((k) => [k, event[k]]));
 }

@@ -114,12 +114,16 @@ export const MESSAGES: MessageSeed[] = [
 ];
 
 /** Shared mailboxes reachable as /users/{address}/messages. */
-export const MAILBOXES: Array<{ id: string; displayName: string; mail: string; delegated: boolean; messages: MessageSeed[] }> = [
+export const MAILBOXES: Array<{ id: string; displayName: string; mail: string; delegated: boolean; messages: MessageSeed[]; categories?: Array<{ displayName: string; color: string }> }> = [
   {
     id: '0b7e6c1a-2f3d-4e5a-9b8c-7d6e5f4a3b2c',
     displayName: 'Contoso Support',
     mail: 'support@contoso.example',
     delegated: true,
+    categories: [
+      { displayName: 'Escalated', color: 'preset0' },
+      { displayName: 'Waiting on customer', color: 'preset5' },
+    ],
     messages: [
       { folder: 'inbox', from: p.sam, to: [{ name: 'Contoso Support', address: 'support@contoso.example' }], subject: 'Cannot export report', hoursAgo: 4, html: html('Export to CSV fails with error 500.') },
       { folder: 'inbox', from: p.jordan, to: [{ name: 'Contoso Support', address: 'support@contoso.example' }], subject: 'SSO setup help', hoursAgo: 16, isRead: true, html: html('How do we set up SSO with Entra ID?') },

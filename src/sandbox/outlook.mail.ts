@@ -1,10 +1,27 @@
 import type { Routes, SandboxRequest, SandboxResponse } from './server.js';
 import type { FileAttachment, GraphMessage, MailFolder, OutlookState } from './outlook.js';
+import type { OutlookCategory } from './outlook.calendar.js';
 import type { AttachmentSeed } from './outlook.data.js';
-import { GraphError, applySelect, listResponse, nextGraphId, parseSelect, stripHtml, wantsTextBody, type Person, type Recipient } from './outlook.query.js';
-import { hexId, isObject, originOf, queryParam } from './util.js';
+import {
+  GraphError,
+  applyExpand,
+  applySelect,
+  listResponse,
+  nextGraphId,
+  parseExpand,
+  parseSelect,
+  stripHtml,
+  wantsTextBody,
+  type Expanders,
+  type Person,
+  type Recipient,
+} from './outlook.query.js';
+import { hexId, isObject, originOf } from './util.js';
 
-/** Graph mail: messages (list, get, update, delete, send, reply, forward, move, copy), attachments, folders. */
+/**
+ * Graph mail: messages (list, get, update, delete, send, reply, forward, move, copy) and attachments, under
+ * /me/... and /users/{id}/... alike (folders and shared-mailbox categories in outlook.folders.ts).
+ */
 
 export interface NewMessage {
   folderId: string;
@@ -78,20 +95,69 @@ export function buildMessage(state: OutlookState, input: NewMessage): GraphMessa
   return message;
 }
 
-const notFound = () => new GraphError(404, 'ErrorItemNotFound', 'The specified object was not found in the store.');
-const invalidRequest = (message: string) => new GraphError(400, 'ErrorInvalidRequest', message);
+/** One mailbox as the routes see it: the signed-in user's own, or a shared one the user was granted. */
+export interface Box {
+  id: string;
+  address: Person;
+  messages: GraphMessage[];
+  folders: MailFolder[];
+  wellKnownFolders: Record<string, string>;
+  categories: OutlookCategory[];
+}
 
-function findMessage(state: OutlookState, id: string): GraphMessage {
-  const m = state.messages.find((x) => x.id === id);
+export const notFound = () => new GraphError(404, 'ErrorItemNotFound', 'The specified object was not found in the store.');
+export const invalidRequest = (message: string) => new GraphError(400, 'ErrorInvalidRequest', message);
+
+export function userBox(state: OutlookState): Box {
+  return {
+    id: state.user.id,
+    address: { name: state.user.displayName, address: state.user.mail },
+    messages: state.messages,
+    folders: state.folders,
+    wellKnownFolders: state.wellKnownFolders,
+    categories: state.categories,
+  };
+}
+
+/** `/users/{id|address}/...`: the user's own mailbox, or a shared one (403 ErrorAccessDenied without delegated access). */
+export function mailbox(state: OutlookState, userId: string): Box {
+  const ref = userId.toLowerCase();
+  if ([state.user.id, state.user.mail, state.user.userPrincipalName].some((x) => x.toLowerCase() === ref)) return userBox(state);
+  const box = state.mailboxes.find((b) => b.id === ref || b.mail.toLowerCase() === ref);
+  if (!box) throw new GraphError(404, 'ErrorInvalidUser', `The requested user '${userId}' is invalid.`);
+  if (!box.delegated) throw new GraphError(403, 'ErrorAccessDenied', 'Access is denied. Check credentials and try again.');
+  return { ...box, address: { name: box.displayName, address: box.mail } };
+}
+
+/** The same handler under `/me/...` and `/users/{userId}/...`. */
+export function inEveryMailbox(state: OutlookState, table: Record<string, (req: SandboxRequest, box: Box) => SandboxResponse>): Routes {
+  const routes: Routes = {};
+  for (const [key, handler] of Object.entries(table)) {
+    const [method, path] = key.split(' ', 2);
+    routes[`${method} /me${path}`] = (req) => handler(req, userBox(state));
+    routes[`${method} /users/:userId${path}`] = (req) => handler(req, mailbox(state, req.params.userId!));
+  }
+  return routes;
+}
+
+export const boxContext = (box: Box, path: string) => `users('${encodeURIComponent(box.id)}')/${path}`;
+
+function findMessage(box: Box, id: string): GraphMessage {
+  const m = box.messages.find((x) => x.id === id);
   if (!m) throw notFound();
   return m;
 }
 
-export function resolveFolder(state: OutlookState, ref: string): MailFolder {
-  const id = state.wellKnownFolders[ref.toLowerCase()] ?? ref;
-  const folder = state.folders.find((f) => f.id === id);
+export function resolveFolderIn(box: Box, ref: string): MailFolder {
+  const id = box.wellKnownFolders[ref.toLowerCase()] ?? ref;
+  const folder = box.folders.find((f) => f.id === id);
   if (!folder) throw notFound();
   return folder;
+}
+
+/** A folder of the signed-in user's mailbox by id or well-known name. */
+export function resolveFolder(state: OutlookState, ref: string): MailFolder {
+  return resolveFolderIn(userBox(state), ref);
 }
 
 export function renderMessage(req: SandboxRequest) {
@@ -103,36 +169,23 @@ export function renderMessage(req: SandboxRequest) {
   };
 }
 
-function renderFolder(state: OutlookState) {
-  return (f: MailFolder) => {
-    const inFolder = state.messages.filter((m) => m.parentFolderId === f.id);
-    return {
-      id: f.id,
-      displayName: f.displayName,
-      parentFolderId: f.parentFolderId,
-      childFolderCount: state.folders.filter((c) => c.parentFolderId === f.id).length,
-      unreadItemCount: inFolder.filter((m) => !m.isRead).length,
-      totalItemCount: inFolder.length,
-      isHidden: f.isHidden,
-    };
-  };
+const renderAttachment = (a: FileAttachment): Record<string, unknown> => ({ '@odata.mediaContentType': a.contentType, ...a });
+
+/** `$expand=attachments(...)` on messages. */
+function messageExpanders(state: OutlookState): Expanders {
+  return { attachments: (row) => (state.attachments[String(row.id)] ?? []).map(renderAttachment) };
 }
 
-export function mailbox(state: OutlookState, userId: string): { id: string; messages: GraphMessage[] } {
-  const ref = userId.toLowerCase();
-  if ([state.user.id, state.user.mail, state.user.userPrincipalName].some((x) => x.toLowerCase() === ref)) {
-    return { id: state.user.id, messages: state.messages };
-  }
-  const box = state.mailboxes.find((b) => b.id === ref || b.mail.toLowerCase() === ref);
-  if (!box) throw new GraphError(404, 'ErrorInvalidUser', `The requested user '${userId}' is invalid.`);
-  if (!box.delegated) throw new GraphError(403, 'ErrorAccessDenied', 'Access is denied. Check credentials and try again.');
-  return box;
+/** Lists messages in Graph's shape: newest first, `$search`/`$filter`/`$orderby`/`$select`/`$expand`, paged. */
+export function listMessages(req: SandboxRequest, state: OutlookState, items: GraphMessage[], context: string): SandboxResponse {
+  return listResponse(req, items, { context, defaultOrder: 'receivedDateTime desc', render: renderMessage(req), expand: messageExpanders(state) });
 }
 
-function getOne(req: SandboxRequest, state: OutlookState, m: GraphMessage): SandboxResponse {
+function getOne(req: SandboxRequest, state: OutlookState, m: GraphMessage, status = 200): SandboxResponse {
   const row = renderMessage(req)(m);
-  if (/attachments/i.test(queryParam(req, '$expand') ?? '')) row.attachments = state.attachments[m.id] ?? [];
-  return { status: 200, body: applySelect(row, parseSelect(req, [row])) };
+  const expanders = messageExpanders(state);
+  const out = applyExpand(applySelect(row, parseSelect(req, [row])), row, parseExpand(req, expanders), expanders);
+  return { status, body: out };
 }
 
 function recipientsOf(value: unknown, field: string): Recipient[] {
@@ -155,14 +208,14 @@ function attachmentsOf(value: unknown): AttachmentSeed[] {
   });
 }
 
-/** Sends a message: a copy in Sent Items (unless told not to) and in the inbox when it is addressed to the user. */
-function submit(state: OutlookState, draft: Omit<NewMessage, 'folderId' | 'from'>, save = true): void {
-  const me = { name: state.user.displayName, address: state.user.mail };
+/** Sends a message from a mailbox: a copy in its Sent Items (unless told not to), and in its inbox when addressed to itself. */
+function submit(state: OutlookState, box: Box, draft: Omit<NewMessage, 'folderId' | 'from'>, save = true): void {
+  const me = box.address;
   const all = [...(draft.toRecipients ?? []), ...(draft.ccRecipients ?? []), ...(draft.bccRecipients ?? [])];
   if (all.length === 0) throw new GraphError(400, 'ErrorInvalidRecipients', 'At least one recipient is required, but none were found.');
-  if (save) state.messages.push(buildMessage(state, { ...draft, from: me, folderId: state.wellKnownFolders.sentitems!, isRead: true }));
-  if (all.some((r) => r.emailAddress.address.toLowerCase() === me.address)) {
-    state.messages.push(buildMessage(state, { ...draft, from: me, folderId: state.wellKnownFolders.inbox!, isRead: false }));
+  if (save) box.messages.push(buildMessage(state, { ...draft, from: me, folderId: box.wellKnownFolders.sentitems!, isRead: true }));
+  if (all.some((r) => r.emailAddress.address.toLowerCase() === me.address.toLowerCase())) {
+    box.messages.push(buildMessage(state, { ...draft, from: me, folderId: box.wellKnownFolders.inbox!, isRead: false }));
   }
 }
 
@@ -180,148 +233,106 @@ const PATCHABLE = ['isRead', 'categories', 'flag', 'importance', 'inferenceClass
 const DRAFT_ONLY = ['subject', 'body', 'toRecipients', 'ccRecipients', 'bccRecipients', 'replyTo', 'from', 'sender'];
 
 export function mailRoutes(state: OutlookState): Routes {
-  const context = (path: string) => `users('${encodeURIComponent(state.user.id)}')/${path}`;
-  const listMessages = (req: SandboxRequest, items: GraphMessage[], ctx: string) =>
-    listResponse(req, items, { context: ctx, defaultOrder: 'receivedDateTime desc', render: renderMessage(req) });
-
   return {
     'GET /me': (req) => ({ status: 200, body: { '@odata.context': `${originOf(req)}/v1.0/$metadata#users/$entity`, ...state.user } }),
-    'GET /me/messages': (req) => listMessages(req, state.messages, context('messages')),
-    'GET /users/:userId/messages': (req) => {
-      const box = mailbox(state, req.params.userId!);
-      return listMessages(req, box.messages, `users('${encodeURIComponent(box.id)}')/messages`);
-    },
-    'GET /users/:userId/messages/:id': (req) => {
-      const m = mailbox(state, req.params.userId!).messages.find((x) => x.id === req.params.id);
-      if (!m) throw notFound();
-      return getOne(req, state, m);
-    },
-    'GET /me/messages/:id': (req) => getOne(req, state, findMessage(state, req.params.id!)),
-    'PATCH /me/messages/:id': (req) => {
-      const m = findMessage(state, req.params.id!);
-      if (!isObject(req.body)) throw invalidRequest('Empty Payload. JSON content expected.');
-      for (const [k, v] of Object.entries(req.body)) {
-        if (!(k in m)) {
-          throw new GraphError(400, 'BadRequest', `The property '${k}' does not exist on type 'microsoft.graph.message'. Make sure to only use property names that are defined by the type.`);
+    ...inEveryMailbox(state, {
+      'GET /messages': (req, box) => listMessages(req, state, box.messages, boxContext(box, 'messages')),
+      'GET /messages/:id': (req, box) => getOne(req, state, findMessage(box, req.params.id!)),
+      'PATCH /messages/:id': (req, box) => {
+        const m = findMessage(box, req.params.id!);
+        if (!isObject(req.body)) throw invalidRequest('Empty Payload. JSON content expected.');
+        for (const [k, v] of Object.entries(req.body)) {
+          if (!(k in m)) {
+            throw new GraphError(400, 'BadRequest', `The property '${k}' does not exist on type 'microsoft.graph.message'. Make sure to only use property names that are defined by the type.`);
+          }
+          if (DRAFT_ONLY.includes(k) && !m.isDraft) {
+            throw new GraphError(400, 'ErrorInvalidPropertyUpdateSentMessage', 'Update operation is invalid for property of a sent message.');
+          }
+          if (k === 'categories' && (!Array.isArray(v) || v.some((c) => typeof c !== 'string'))) throw invalidRequest("'categories' must be an array of category names.");
+          if (k === 'toRecipients' || k === 'ccRecipients' || k === 'bccRecipients' || k === 'replyTo') (m as any)[k] = recipientsOf(v, k);
+          else if (PATCHABLE.includes(k) || DRAFT_ONLY.includes(k)) (m as any)[k] = v;
         }
-        if (DRAFT_ONLY.includes(k) && !m.isDraft) {
-          throw new GraphError(400, 'ErrorInvalidPropertyUpdateSentMessage', 'Update operation is invalid for property of a sent message.');
-        }
-        if (k === 'categories' && (!Array.isArray(v) || v.some((c) => typeof c !== 'string'))) throw invalidRequest("'categories' must be an array of category names.");
-        if (k === 'toRecipients' || k === 'ccRecipients' || k === 'bccRecipients' || k === 'replyTo') (m as any)[k] = recipientsOf(v, k);
-        else if (PATCHABLE.includes(k) || DRAFT_ONLY.includes(k)) (m as any)[k] = v;
-      }
-      m.lastModifiedDateTime = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      m.changeKey = 'CQAAABYAAA' + hexId(m.id + m.lastModifiedDateTime + JSON.stringify(req.body), 12);
-      return getOne(req, state, m);
-    },
-    'DELETE /me/messages/:id': (req) => {
-      const m = findMessage(state, req.params.id!);
-      state.messages.splice(state.messages.indexOf(m), 1);
-      delete state.attachments[m.id];
-      return { status: 204 };
-    },
-    'POST /me/sendMail': (req) => {
-      const msg = isObject(req.body) ? req.body.message : undefined;
-      if (!isObject(msg)) throw invalidRequest("The request body needs a 'message' object.");
-      const body = isObject(msg.body) ? msg.body : { contentType: 'text', content: '' };
-      submit(
-        state,
-        {
-          subject: String(msg.subject ?? ''),
-          body: { contentType: /^html$/i.test(String(body.contentType)) ? 'html' : 'text', content: String(body.content ?? '') },
-          toRecipients: recipientsOf(msg.toRecipients, 'toRecipients'),
-          ccRecipients: recipientsOf(msg.ccRecipients, 'ccRecipients'),
-          bccRecipients: recipientsOf(msg.bccRecipients, 'bccRecipients'),
-          replyTo: recipientsOf(msg.replyTo, 'replyTo'),
-          importance: msg.importance,
-          attachments: attachmentsOf(msg.attachments),
-        },
-        req.body.saveToSentItems !== false,
-      );
-      return { status: 202 };
-    },
-    'POST /me/messages/:id/reply': (req) => {
-      const m = findMessage(state, req.params.id!);
-      const to = m.replyTo.length ? m.replyTo : m.from ? [m.from] : [];
-      submit(state, { subject: `RE: ${m.subject}`, body: quoted(m, req.body?.comment), toRecipients: to, conversationId: m.conversationId });
-      return { status: 202 };
-    },
-    'POST /me/messages/:id/forward': (req) => {
-      const m = findMessage(state, req.params.id!);
-      const to = recipientsOf(req.body?.toRecipients ?? req.body?.message?.toRecipients, 'toRecipients');
-      submit(state, { subject: `FW: ${m.subject}`, body: quoted(m, req.body?.comment), toRecipients: to, conversationId: m.conversationId, attachments: storedAttachments(state, m.id) });
-      return { status: 202 };
-    },
-    // A move copies the message and removes the original, so the moved message has a new id.
-    'POST /me/messages/:id/move': (req) => copyOrMove(req, state, true),
-    'POST /me/messages/:id/copy': (req) => copyOrMove(req, state, false),
-    'GET /me/messages/:id/attachments': (req) => {
-      const m = findMessage(state, req.params.id!);
-      return listResponse(req, state.attachments[m.id] ?? [], { context: context(`messages('${m.id}')/attachments`), defaultTop: 1000, render: (a) => ({ '@odata.mediaContentType': a.contentType, ...a }) });
-    },
-    'GET /me/messages/:id/attachments/:attachmentId': (req) => {
-      const a = findAttachment(state, req.params.id!, req.params.attachmentId!);
-      return { status: 200, body: applySelect({ '@odata.context': `#${context('attachments')}/$entity`, ...a }, parseSelect(req, [a as any])) };
-    },
-    'GET /me/messages/:id/attachments/:attachmentId/$value': (req) => {
-      const a = findAttachment(state, req.params.id!, req.params.attachmentId!);
-      return { status: 200, headers: { 'content-type': a.contentType }, body: Buffer.from(a.contentBytes, 'base64') };
-    },
-    'GET /me/mailFolders': (req) => {
-      const hidden = queryParam(req, 'includeHiddenFolders') === 'true';
-      const top = state.folders.filter((f) => f.parentFolderId === state.wellKnownFolders.msgfolderroot && (hidden || !f.isHidden));
-      return listResponse(req, top, { context: context('mailFolders'), render: renderFolder(state) });
-    },
-    'POST /me/mailFolders': (req) => createFolder(req, state, state.wellKnownFolders.msgfolderroot!),
-    'GET /me/mailFolders/:id': (req) => {
-      const row = renderFolder(state)(resolveFolder(state, req.params.id!));
-      return { status: 200, body: applySelect(row, parseSelect(req, [row])) };
-    },
-    'GET /me/mailFolders/:id/childFolders': (req) => {
-      const parent = resolveFolder(state, req.params.id!);
-      const children = state.folders.filter((f) => f.parentFolderId === parent.id);
-      return listResponse(req, children, { context: context(`mailFolders('${parent.id}')/childFolders`), render: renderFolder(state) });
-    },
-    'POST /me/mailFolders/:id/childFolders': (req) => createFolder(req, state, resolveFolder(state, req.params.id!).id),
-    'GET /me/mailFolders/:id/messages': (req) => {
-      const folder = resolveFolder(state, req.params.id!);
-      return listMessages(req, state.messages.filter((m) => m.parentFolderId === folder.id), context(`mailFolders('${folder.id}')/messages`));
-    },
+        m.lastModifiedDateTime = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        m.changeKey = 'CQAAABYAAA' + hexId(m.id + m.lastModifiedDateTime + JSON.stringify(req.body), 12);
+        return getOne(req, state, m);
+      },
+      'DELETE /messages/:id': (req, box) => {
+        const m = findMessage(box, req.params.id!);
+        box.messages.splice(box.messages.indexOf(m), 1);
+        delete state.attachments[m.id];
+        return { status: 204 };
+      },
+      'POST /sendMail': (req, box) => {
+        const msg = isObject(req.body) ? req.body.message : undefined;
+        if (!isObject(msg)) throw invalidRequest("The request body needs a 'message' object.");
+        const body = isObject(msg.body) ? msg.body : { contentType: 'text', content: '' };
+        submit(
+          state,
+          box,
+          {
+            subject: String(msg.subject ?? ''),
+            body: { contentType: /^html$/i.test(String(body.contentType)) ? 'html' : 'text', content: String(body.content ?? '') },
+            toRecipients: recipientsOf(msg.toRecipients, 'toRecipients'),
+            ccRecipients: recipientsOf(msg.ccRecipients, 'ccRecipients'),
+            bccRecipients: recipientsOf(msg.bccRecipients, 'bccRecipients'),
+            replyTo: recipientsOf(msg.replyTo, 'replyTo'),
+            importance: msg.importance,
+            attachments: attachmentsOf(msg.attachments),
+          },
+          req.body.saveToSentItems !== false,
+        );
+        return { status: 202 };
+      },
+      'POST /messages/:id/reply': (req, box) => {
+        const m = findMessage(box, req.params.id!);
+        const to = m.replyTo.length ? m.replyTo : m.from ? [m.from] : [];
+        submit(state, box, { subject: `RE: ${m.subject}`, body: quoted(m, req.body?.comment), toRecipients: to, conversationId: m.conversationId });
+        return { status: 202 };
+      },
+      'POST /messages/:id/forward': (req, box) => {
+        const m = findMessage(box, req.params.id!);
+        const to = recipientsOf(req.body?.toRecipients ?? req.body?.message?.toRecipients, 'toRecipients');
+        submit(state, box, { subject: `FW: ${m.subject}`, body: quoted(m, req.body?.comment), toRecipients: to, conversationId: m.conversationId, attachments: storedAttachments(state, m.id) });
+        return { status: 202 };
+      },
+      // A move copies the message and removes the original, so the moved message has a new id.
+      'POST /messages/:id/move': (req, box) => copyOrMove(req, state, box, true),
+      'POST /messages/:id/copy': (req, box) => copyOrMove(req, state, box, false),
+      'GET /messages/:id/attachments': (req, box) => {
+        const m = findMessage(box, req.params.id!);
+        return listResponse(req, state.attachments[m.id] ?? [], { context: boxContext(box, `messages('${m.id}')/attachments`), defaultTop: 1000, render: renderAttachment });
+      },
+      'GET /messages/:id/attachments/:attachmentId': (req, box) => {
+        const a = findAttachment(state, box, req.params.id!, req.params.attachmentId!);
+        return { status: 200, body: applySelect({ '@odata.context': `#${boxContext(box, 'attachments')}/$entity`, ...a }, parseSelect(req, [a as any])) };
+      },
+      'GET /messages/:id/attachments/:attachmentId/$value': (req, box) => {
+        const a = findAttachment(state, box, req.params.id!, req.params.attachmentId!);
+        return { status: 200, headers: { 'content-type': a.contentType }, body: Buffer.from(a.contentBytes, 'base64') };
+      },
+    }),
   };
 }
 
-function findAttachment(state: OutlookState, messageId: string, attachmentId: string): FileAttachment {
-  findMessage(state, messageId);
+function findAttachment(state: OutlookState, box: Box, messageId: string, attachmentId: string): FileAttachment {
+  findMessage(box, messageId);
   const a = state.attachments[messageId]?.find((x) => x.id === attachmentId);
   if (!a) throw notFound();
   return a;
 }
 
-function copyOrMove(req: SandboxRequest, state: OutlookState, move: boolean): SandboxResponse {
-  const m = findMessage(state, req.params.id!);
+function copyOrMove(req: SandboxRequest, state: OutlookState, box: Box, move: boolean): SandboxResponse {
+  const m = findMessage(box, req.params.id!);
   const destinationId = req.body?.destinationId;
   if (typeof destinationId !== 'string' || !destinationId) throw invalidRequest("The request body needs 'destinationId': a folder id or a well-known folder name.");
-  const dest = resolveFolder(state, destinationId);
+  const dest = resolveFolderIn(box, destinationId);
   const id = nextGraphId(state, 'AAMkAD');
   const copy: GraphMessage = { ...structuredClone(m), id, parentFolderId: dest.id, changeKey: 'CQAAABYAAA' + hexId(id, 12) };
   copy.webLink = copy.webLink.replace(encodeURIComponent(m.id), encodeURIComponent(id));
   state.attachments[id] = (state.attachments[m.id] ?? []).map((a) => ({ ...a, id: nextGraphId(state, 'AAMkATt') }));
   if (move) {
-    state.messages.splice(state.messages.indexOf(m), 1, copy);
+    box.messages.splice(box.messages.indexOf(m), 1, copy);
     delete state.attachments[m.id];
-  } else state.messages.push(copy);
-  return { status: 201, body: renderMessage(req)(copy) };
+  } else box.messages.push(copy);
+  return getOne(req, state, copy, 201);
 }
-
-function createFolder(req: SandboxRequest, state: OutlookState, parentId: string): SandboxResponse {
-  const name = req.body?.displayName;
-  if (typeof name !== 'string' || !name.trim()) throw invalidRequest("The request body needs 'displayName'.");
-  if (state.folders.some((f) => f.parentFolderId === parentId && f.displayName.toLowerCase() === name.toLowerCase())) {
-    throw new GraphError(409, 'ErrorFolderExists', 'A folder with the specified name already exists.');
-  }
-  const folder: MailFolder = { id: nextGraphId(state, 'AQMkAD'), displayName: name, parentFolderId: parentId, isHidden: req.body?.isHidden === true };
-  state.folders.push(folder);
-  return { status: 201, body: renderFolder(state)(folder) };
-}
-

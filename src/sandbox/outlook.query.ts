@@ -268,11 +268,13 @@ export function parseSearch(raw: string, extraText: Array<(item: any) => string>
   if (!m) {
     throw new GraphError(400, 'BadRequest', `Syntax error: the $search value must be enclosed in double quotes, for example $search="${raw.replace(/"/g, '')}".`);
   }
-  const terms = (m[1]!.match(/(?:[^\s']+|'[^']*')+/g) ?? []).filter((t) => !/^(and)$/i.test(t));
+  // A phrase is quoted inside the value: subject:\"quarterly report\" (or with single quotes).
+  const inner = m[1]!.replace(/\\"/g, '"');
+  const terms = (inner.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? []).filter((t) => !/^(and)$/i.test(t));
   const tests = terms.map((term) => {
     const fm = /^([A-Za-z]+):(.*)$/.exec(term);
     const field = fm?.[1]!.toLowerCase();
-    const value = (fm ? fm[2]! : term).replace(/^'(.*)'$/, '$1');
+    const value = (fm ? fm[2]! : term).replace(/^(['"])(.*)\1$/, '$2');
     if (field === 'hasattachment' || field === 'hasattachments') return (item: any) => String(!!item.hasAttachments) === value.toLowerCase();
     if (field === 'isread') return (item: any) => String(!!item.isRead) === value.toLowerCase();
     if (field === 'received' || field === 'sent') {
@@ -282,7 +284,7 @@ export function parseSearch(raw: string, extraText: Array<(item: any) => string>
     }
     const match = textMatcher(value);
     if (field && SEARCH_FIELDS[field]) return (item: any) => match(SEARCH_FIELDS[field]!(item));
-    const whole = textMatcher(term.replace(/^'(.*)'$/, '$1'));
+    const whole = textMatcher(term.replace(/^(['"])(.*)\1$/, '$2'));
     return (item: any) =>
       [SEARCH_FIELDS.subject!, SEARCH_FIELDS.body!, SEARCH_FIELDS.from!, ...extraText].some((f) => whole(f(item)));
   });
@@ -306,6 +308,48 @@ export interface ListOptions<T> {
   /** Turns a stored item into its wire form (etag, body content type...). */
   render?: (item: T) => Record<string, unknown>;
   defaultTop?: number;
+  /** Navigation properties `$expand` may name (e.g. a message's attachments), each read from a rendered row. */
+  expand?: Expanders;
+}
+
+export type Expanders = Record<string, (row: Record<string, unknown>) => Array<Record<string, unknown>>>;
+
+/** `$expand=attachments($select=id,name)` → [{ name: 'attachments', select: ['id', 'name'] }]. */
+export function parseExpand(req: SandboxRequest, expanders: Expanders = {}): Array<{ name: string; select?: string[] }> {
+  const raw = queryParam(req, '$expand');
+  if (!raw) return [];
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const c of raw) {
+    if (c === ',' && depth === 0) (parts.push(current), (current = ''));
+    else {
+      depth += c === '(' ? 1 : c === ')' ? -1 : 0;
+      current += c;
+    }
+  }
+  parts.push(current);
+  return parts.map((part) => {
+    const m = /^\s*([A-Za-z]+)\s*(?:\((.*)\))?\s*$/.exec(part);
+    if (!m || !expanders[m[1]!]) {
+      throw new GraphError(400, 'BadRequest', `Parsing OData Select and Expand failed: Could not find a property named '${(m?.[1] ?? part).trim()}' on type 'microsoft.graph.entity'.`);
+    }
+    const select = /\$select=([^;)]*)/i.exec(m[2] ?? '')?.[1]?.split(',').map((f) => f.trim()).filter(Boolean);
+    return { name: m[1]!, select };
+  });
+}
+
+/** Adds expanded navigation properties to an output row; Graph includes them whatever `$select` says. */
+export function applyExpand(out: Record<string, unknown>, row: Record<string, unknown>, expand: Array<{ name: string; select?: string[] }>, expanders: Expanders = {}): Record<string, unknown> {
+  for (const e of expand) {
+    out[e.name] = expanders[e.name]!(row).map((item) => {
+      if (!e.select) return item;
+      const picked: Record<string, unknown> = {};
+      for (const k of ['@odata.type', 'id', ...e.select]) if (k in item) picked[k] = item[k];
+      return picked;
+    });
+  }
+  return out;
 }
 
 export function parseOrderBy(value: string): Array<{ path: string; desc: boolean }> {
@@ -366,7 +410,8 @@ export function listResponse<T>(req: SandboxRequest, items: T[], options: ListOp
     '@odata.context': `${originOf(req)}/v1.0/$metadata#${options.context}${select ? `(${select.join(',')})` : ''}`,
   };
   if (/^true$/i.test(queryParam(req, '$count') ?? '')) body['@odata.count'] = rows.length;
-  body.value = page.map((row) => applySelect(row, select));
+  const expand = parseExpand(req, options.expand);
+  body.value = page.map((row) => applyExpand(applySelect(row, select), row, expand, options.expand));
   if (skip + top < rows.length) {
     const params = [...req.query].filter(([k]) => !/^\$(skip|top)$/i.test(k));
     params.push(['$top', String(top)], ['$skip', String(skip + top)]);

@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { Routes, SandboxResponse } from './server.js';
 import { controlRoutes, deltaRoutes } from './outlook.delta.js';
-import { calendarRoutes, seedCalendar, type CalendarState } from './outlook.calendar.js';
+import { calendarRoutes, seedCalendar, withPersonalAccount, type CalendarState, type OutlookCategory } from './outlook.calendar.js';
 import { FOLDERS, MAILBOXES, MESSAGES, USER, type MessageSeed } from './outlook.data.js';
+import { folderRoutes } from './outlook.folders.js';
 import { buildMessage, mailRoutes, resolveFolder, type NewMessage } from './outlook.mail.js';
 import { GraphError, graphError, nextGraphId, wantsTextBody, type Person, type Recipient } from './outlook.query.js';
 import { hexId, withMiddleware } from './util.js';
 
-/** Microsoft Graph v1.0 stand-in: state and auth here; mail in outlook.mail.ts, calendar and contacts in outlook.calendar.ts. */
+/** Microsoft Graph v1.0 stand-in: state and auth here; mail in outlook.mail.ts and outlook.folders.ts, calendar and contacts in outlook.calendar.ts. */
 
 export interface GraphMessage {
   id: string;
@@ -63,10 +65,14 @@ export interface SharedMailbox {
   /** Whether the signed-in user was granted access to this mailbox. */
   delegated: boolean;
   messages: GraphMessage[];
+  /** The mailbox's own folders, well-known names and master categories. */
+  folders: MailFolder[];
+  wellKnownFolders: Record<string, string>;
+  categories: OutlookCategory[];
 }
 
 export interface OutlookState extends CalendarState {
-  /** Bearer tokens this sandbox accepts; all of them act as `user`. */
+  /** Bearer tokens this sandbox accepts; all act as `user` except the personal account's (OUTLOOK_PERSONAL_TOKEN, see outlook.calendar.ts). */
   tokens: Set<string>;
   user: typeof USER;
   folders: MailFolder[];
@@ -97,14 +103,18 @@ export function createOutlookState(options: { now?: Date } = {}): OutlookState {
     categories: [],
     schedules: {},
   };
-  for (const f of FOLDERS) {
-    const id = nextGraphId(state, 'AQMkAD');
-    if (f.wellKnown) state.wellKnownFolders[f.wellKnown] = id;
-    const parent = f.parent ? state.wellKnownFolders[f.parent]! : '';
-    state.folders.push({ id, displayName: f.displayName, parentFolderId: parent, isHidden: false });
-  }
-  const fromSeed = (seed: MessageSeed) => {
-    const folder = state.folders.find((x) => x.displayName === seed.folder)?.id ?? state.wellKnownFolders[seed.folder]!;
+  const seedFolders = (box: { folders: MailFolder[]; wellKnownFolders: Record<string, string> }) => {
+    for (const f of FOLDERS) {
+      const id = nextGraphId(state, 'AQMkAD');
+      if (f.wellKnown) box.wellKnownFolders[f.wellKnown] = id;
+      const parent = f.parent ? box.wellKnownFolders[f.parent]! : '';
+      box.folders.push({ id, displayName: f.displayName, parentFolderId: parent, isHidden: false });
+    }
+    return box;
+  };
+  seedFolders(state);
+  const fromSeed = (seed: MessageSeed, box: { folders: MailFolder[]; wellKnownFolders: Record<string, string> } = state) => {
+    const folder = box.folders.find((x) => x.displayName === seed.folder)?.id ?? box.wellKnownFolders[seed.folder]!;
     const when = new Date(now.getTime() - seed.hoursAgo * 3_600_000);
     const recips = (list: Person[] = []) => list.map((emailAddress) => ({ emailAddress }));
     return buildMessage(state, {
@@ -124,8 +134,12 @@ export function createOutlookState(options: { now?: Date } = {}): OutlookState {
       attachments: seed.attachments,
     });
   };
-  state.messages = MESSAGES.map(fromSeed);
-  state.mailboxes = MAILBOXES.map((m) => ({ ...m, messages: m.messages.map(fromSeed) }));
+  state.messages = MESSAGES.map((seed) => fromSeed(seed));
+  state.mailboxes = MAILBOXES.map((m) => {
+    const box = seedFolders({ folders: [] as MailFolder[], wellKnownFolders: {} as Record<string, string> });
+    const categories = (m.categories ?? []).map((c) => ({ id: randomUUID(), ...c }));
+    return { ...m, ...box, categories, messages: m.messages.map((seed) => fromSeed(seed, box)) };
+  });
   seedCalendar(state, now);
   return state;
 }
@@ -134,7 +148,7 @@ export function createOutlookState(options: { now?: Date } = {}): OutlookState {
 
 /** The route table, every path under /v1.0 (the connector's base URL is `<url>/v1.0`). */
 export function outlookRoutes(state: OutlookState): Routes {
-  const routes = { ...mailRoutes(state), ...calendarRoutes(state), ...deltaRoutes(state) };
+  const routes = withPersonalAccount(state, { ...mailRoutes(state), ...folderRoutes(state), ...calendarRoutes(state), ...deltaRoutes(state) });
   const prefixed = Object.fromEntries(Object.entries(routes).map(([key, handler]) => [key.replace(' /', ' /v1.0/'), handler]));
   const graph = withMiddleware(prefixed, async (req, next) => {
     const requestId = String(req.headers['client-request-id'] ?? '') || hexId(String(Math.random()), 32);

@@ -1,6 +1,6 @@
 import type { SalesCompany, SalesPerson } from './sales.js';
 
-/** Sample B2B data: six companies and eight people working there. */
+/** Sample B2B data: six companies and the people working there. */
 
 const company = (
   n: number,
@@ -87,3 +87,23 @@ export const PEOPLE: SalesPerson[] = [
   person(7, 'Lena', 'Fischer', 'Chief Technology Officer', 'C-Level', ['Engineering'], 4, [{ number: '+49 30 901820', phoneType: 'direct' }]),
   person(8, 'Ravi', 'Kumar', 'Engineering Manager', 'Manager', ['Engineering'], 5, []),
 ];
+
+/** More people, so that searches page: six roles at each of the six companies (every other one with a phone). */
+const FIRST = ['Alex', 'Blake', 'Casey', 'Drew', 'Emery', 'Finley', 'Gray', 'Harper', 'Indra', 'Jesse', 'Kai', 'Logan', 'Morgan', 'Noel', 'Oakley', 'Parker', 'Quinn', 'Reese', 'Sage', 'Taylor', 'Umar', 'Vera', 'Wren', 'Yael', 'Zion', 'Ari', 'Bo', 'Cam', 'Dale', 'Eli', 'Fran', 'Gale', 'Hayden', 'Jules', 'Kit', 'Lane'];
+const LAST = ['Adams', 'Baker', 'Chen', 'Diaz', 'Evans', 'Fox', 'Garcia', 'Hughes', 'Ito', 'Jones', 'Khan', 'Lopez', 'Moreau', 'Novak', 'Olsen', 'Park', 'Quist', 'Rossi', 'Silva', 'Tanaka', 'Ueda', 'Vance', 'Weber', 'Xu', 'Young', 'Zeller', 'Abbott', 'Brandt', 'Costa', 'Dunn', 'Ellis', 'Ford', 'Gold', 'Hale', 'Iverson', 'Jensen'];
+const ROLES: Array<[string, string, string]> = [
+  ['Software Engineer', 'Entry', 'Engineering'],
+  ['Senior Software Engineer', 'Senior', 'Engineering'],
+  ['Account Executive', 'Senior', 'Sales'],
+  ['Marketing Manager', 'Manager', 'Marketing'],
+  ['Data Engineer', 'Senior', 'Engineering'],
+  ['Head of Sales', 'Director', 'Sales'],
+];
+
+PEOPLE.push(
+  ...FIRST.map((first, i) => {
+    const [title, seniority, department] = ROLES[Math.floor(i / 6)]!;
+    const phone = i % 2 === 0 ? [{ number: `+1 555 010 ${String(1000 + i)}`, phoneType: 'direct' as const }] : [];
+    return person(101 + i, first, LAST[i]!, title, seniority, [department], i % 6, phone);
+  }),
+);

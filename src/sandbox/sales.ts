@@ -1,63 +1,28 @@
 import type { Routes, SandboxRequest, SandboxResponse } from './server.js';
+import { MAX_BULK, SalesError, creditsLeft, charge, matchCompany, matchPerson, tryCharge, type Lookup, type SalesCompany, type SalesPerson, type SalesState } from './sales.common.js';
 import { COMPANIES, PEOPLE } from './sales.data.js';
+import { prospectingRoutes } from './sales.prospecting.js';
+import { v2Routes } from './sales.v2.js';
 import { header, isObject, withMiddleware } from './util.js';
 
+export type { SalesCompany, SalesPerson, SalesState } from './sales.common.js';
+
 /**
- * B2B enrichment stand-in, Lusha-style: the key goes in the `api_key` header.
+ * B2B enrichment stand-in, Lusha-style: the key goes in the `api_key` header. It speaks two dialects:
+ * the specification's paths (below) and Lusha's current v2 API (`sales.v2.ts`), plus the prospecting
+ * search both use (`sales.prospecting.ts`).
  *
  * Choices this sandbox makes where the spec shows none:
  * - `GET /account/usage` costs no credits and is how a key is checked: `{ usage: { credits: {...}, requests: {...} } }`.
  * - A single lookup with no match is not an error: 200 `{ data: null, message: "No match found" }`, 0 credits.
- * - Bulk bodies are an array, or `{ contacts: [...] }` / `{ companies: [...] }` (the API Call step sends objects);
- *   the answer has one result per input, in order: `{ data: [{ index, requestId?, data, message?, error? }] }`.
+ * - Bulk bodies are an array, or `{ contacts: [...] }` / `{ companies: [...] }` (the API Call step sends objects), at most 100;
+ *   the answer has one result per input, in order: `{ data: [{ index, requestId?, data, creditsCharged, message?, error? }] }`.
  * - Credits: a person costs 1, or 2 when phone numbers are returned; a company 1. Every response carries
  *   `x-credits-used` (this request) and `x-credits-remaining`; the daily request quota is in `x-ratelimit-*`.
+ * - Errors of the spec paths are `{ message }`; those of `/v2` and `/prospecting` are `{ error: { code, message } }`.
  */
 
-export interface SalesPerson {
-  id: string;
-  firstName: string;
-  lastName: string;
-  fullName: string;
-  jobTitle: string;
-  seniority: string;
-  departments: string[];
-  location: SalesCompany['location'];
-  emailAddresses: Array<{ email: string; emailType: 'work' | 'personal'; emailConfidence: string }>;
-  phoneNumbers: Array<{ number: string; phoneType: 'mobile' | 'direct' | 'phone'; doNotCall: boolean }>;
-  socialLinks: { linkedin: string };
-  company: { id: string; name: string; domain: string };
-  updatedAt: string;
-}
-export interface SalesCompany {
-  id: string;
-  name: string;
-  domain: string;
-  fqdn: string;
-  description: string;
-  industry: string;
-  subIndustry: string;
-  employees: { min: number; max: number };
-  size: string;
-  revenueRange: string;
-  founded: number;
-  location: { city: string; state: string | null; country: string; countryIso2: string };
-  technologies: string[];
-  socialLinks: { linkedin: string; twitter: string; crunchbase: string | null };
-  logoUrl: string;
-}
-export interface SalesState {
-  /** Keys accepted in the `api_key` header. */
-  apiKeys: Set<string>;
-  people: SalesPerson[];
-  companies: SalesCompany[];
-  credits: { total: number; used: number; resetDate: string };
-  /** Daily request quota; `reset` in epoch seconds. */
-  requests: { limit: number; used: number; reset: number };
-}
-
 export const SALES_SAMPLE_KEY = 'sbx-sales-key-0001';
-const MAX_BULK = 100;
 
 export function createSalesState(): SalesState {
   const now = new Date();
@@ -72,55 +37,17 @@ export function createSalesState(): SalesState {
   };
 }
 
-class SalesError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : '');
-const normUrl = (v: unknown) => lower(v).replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/[?#].*$/, '').replace(/\/+$/, '');
-const normDomain = (v: unknown) => normUrl(v).split('/')[0]!;
-
-type Lookup<T> = { record: T | null; cost: number } | { invalid: string };
+const PERSON_IDS = 'Provide email, linkedInUrl, or firstName + lastName + company.';
 
 function findPerson(state: SalesState, input: unknown): Lookup<SalesPerson> {
   if (!isObject(input)) return { invalid: 'Each person must be an object.' };
-  const email = lower(input.email);
-  const linkedin = normUrl(input.linkedInUrl ?? input.linkedinUrl);
-  const first = lower(input.firstName);
-  const last = lower(input.lastName);
-  const company = lower(input.company ?? input.companyName ?? input.companyDomain);
-  if (!email && !linkedin && !(first && last && company)) {
-    return { invalid: 'Provide email, linkedInUrl, or firstName + lastName + company.' };
-  }
-  const record =
-    state.people.find(
-      (p) =>
-        (email && p.emailAddresses.some((e) => e.email.toLowerCase() === email)) ||
-        (linkedin && normUrl(p.socialLinks.linkedin) === linkedin) ||
-        (first && last && company && p.firstName.toLowerCase() === first && p.lastName.toLowerCase() === last && (p.company.name.toLowerCase() === company || p.company.domain === normDomain(company))),
-    ) ?? null;
-  return { record, cost: record ? (record.phoneNumbers.length ? 2 : 1) : 0 };
+  const company = input.company ?? input.companyName ?? input.companyDomain;
+  return matchPerson(state, { email: input.email, linkedin: input.linkedInUrl ?? input.linkedinUrl, first: input.firstName, last: input.lastName, company }, PERSON_IDS);
 }
 
 function findCompany(state: SalesState, input: unknown): Lookup<SalesCompany> {
   if (!isObject(input)) return { invalid: 'Each company must be an object.' };
-  const domain = normDomain(input.domain ?? input.website ?? '');
-  const name = lower(input.name ?? input.companyName);
-  if (!domain && !name) return { invalid: 'Provide domain or name.' };
-  const record = state.companies.find((c) => (domain && c.domain === domain) || (name && c.name.toLowerCase() === name)) ?? null;
-  return { record, cost: record ? 1 : 0 };
-}
-
-function charge(state: SalesState, cost: number): void {
-  if (state.credits.used + cost > state.credits.total) {
-    throw new SalesError(402, `Not enough credits: this lookup needs ${cost}, ${state.credits.total - state.credits.used} left until ${state.credits.resetDate}.`);
-  }
-  state.credits.used += cost;
+  return matchCompany(state, { domain: input.domain ?? input.website, name: input.name ?? input.companyName }, 'Provide domain or name.');
 }
 
 function single<T>(state: SalesState, req: SandboxRequest, find: (s: SalesState, input: unknown) => Lookup<T>): SandboxResponse {
@@ -141,15 +68,18 @@ function bulk<T>(state: SalesState, req: SandboxRequest, key: 'contacts' | 'comp
     const requestId = isObject(input) ? (input.requestId ?? input.id ?? input.contactId ?? input.companyId) : undefined;
     const base = { index, ...(requestId !== undefined ? { requestId: String(requestId) } : {}) };
     const result = find(state, input);
-    if ('invalid' in result) return { ...base, data: null, error: { code: 'INVALID_INPUT', message: result.invalid } };
-    if (!result.record) return { ...base, data: null, message: 'No match found' };
-    if (state.credits.used + result.cost > state.credits.total) return { ...base, data: null, error: { code: 'INSUFFICIENT_CREDITS', message: 'Not enough credits for this record.' } };
-    state.credits.used += result.cost;
+    if ('invalid' in result) return { ...base, data: null, creditsCharged: 0, error: { code: 'INVALID_INPUT', message: result.invalid } };
+    if (!result.record) return { ...base, data: null, creditsCharged: 0, message: 'No match found' };
+    if (!tryCharge(state, result.cost)) return { ...base, data: null, creditsCharged: 0, error: { code: 'INSUFFICIENT_CREDITS', message: 'Not enough credits for this record.' } };
     used += result.cost;
-    return { ...base, data: result.record };
+    return { ...base, data: result.record, creditsCharged: result.cost };
   });
   return { status: 200, body: { data }, headers: { 'x-credits-used': String(used) } };
 }
+
+/** Lusha's newer paths answer errors as `{ error: { code, message } }`; the spec paths as `{ message }`. */
+const errorBody = (path: string, status: number, message: string) =>
+  /^\/(v2|prospecting)\//.test(path) ? { error: { code: status, message } } : { message };
 
 export function salesRoutes(state: SalesState): Routes {
   const routes: Routes = {
@@ -158,7 +88,7 @@ export function salesRoutes(state: SalesState): Routes {
       status: 200,
       body: {
         usage: {
-          credits: { total: state.credits.total, used: state.credits.used, remaining: state.credits.total - state.credits.used, resetDate: state.credits.resetDate },
+          credits: { total: state.credits.total, used: state.credits.used, remaining: creditsLeft(state), resetDate: state.credits.resetDate },
           requests: { dailyLimit: state.requests.limit, dailyUsed: state.requests.used, dailyRemaining: state.requests.limit - state.requests.used },
         },
       },
@@ -167,29 +97,34 @@ export function salesRoutes(state: SalesState): Routes {
     'POST /company': (req) => single(state, req, findCompany),
     'POST /person/bulk': (req) => bulk(state, req, 'contacts', findPerson),
     'POST /company/bulk': (req) => bulk(state, req, 'companies', findCompany),
+    ...v2Routes(state),
+    ...prospectingRoutes(state),
   };
   return withMiddleware(routes, async (req, next) => {
     const q = state.requests;
     const now = Math.floor(Date.now() / 1000);
     if (now >= q.reset) Object.assign(q, { used: 0, reset: q.reset + 86_400 * Math.ceil((now - q.reset + 1) / 86_400) });
     const headers = () => ({
-      'x-credits-remaining': String(state.credits.total - state.credits.used),
+      'x-credits-remaining': String(creditsLeft(state)),
       'x-ratelimit-limit': String(q.limit),
       'x-ratelimit-remaining': String(Math.max(0, q.limit - q.used)),
       'x-ratelimit-reset': String(q.reset),
     });
     const key = header(req, 'api_key');
     if (!key || !state.apiKeys.has(key)) {
-      return { status: 401, body: { message: key ? 'Unauthorized: the API key is not valid.' : 'Unauthorized: send your API key in the api_key header.' } };
+      const message = key ? 'Unauthorized: the API key is not valid.' : 'Unauthorized: send your API key in the api_key header.';
+      return { status: 401, body: errorBody(req.path, 401, message) };
     }
-    if (q.used >= q.limit) return { status: 429, headers: { ...headers(), 'retry-after': String(q.reset - now) }, body: { message: 'Too many requests: daily limit reached.' } };
+    if (q.used >= q.limit) {
+      return { status: 429, headers: { ...headers(), 'retry-after': String(q.reset - now) }, body: errorBody(req.path, 429, 'Too many requests: daily limit reached.') };
+    }
     q.used += 1;
     let res: SandboxResponse;
     try {
       res = await next(req);
     } catch (error) {
       if (!(error instanceof SalesError)) throw error;
-      res = { status: error.status, body: { message: error.message }, headers: { 'x-credits-used': '0' } };
+      res = { status: error.status, body: errorBody(req.path, error.status, error.message), headers: { 'x-credits-used': '0' } };
     }
     return { ...res, headers: { ...headers(), ...res.headers } };
   });

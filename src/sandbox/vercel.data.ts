@@ -12,7 +12,7 @@ const DEV_ID = 'sbxVercelUser00000000002';
 const VIEWER_ID = 'sbxVercelUser00000000003';
 const STRANGER_ID = 'sbxVercelUser00000000009';
 
-export function seedVercel(now: number): Omit<VercelState, 'tokens' | 'rateLimit' | 'seq'> {
+export function seedVercel(now: number): Omit<VercelState, 'tokens' | 'rateLimit' | 'seq' | 'webhooks' | 'deliveries' | 'pending'> {
   const user = {
     id: USER_ID,
     email: 'sbx-vercel@sbx.example',

@@ -121,6 +121,22 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    up(db) {
+      // Successful sales lookups, so a repeat within the cache period costs no credits (src/store/sales-cache.ts).
+      db.exec(`
+        CREATE TABLE sales_cache (
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          kind TEXT NOT NULL,
+          key TEXT NOT NULL,
+          result_json TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          PRIMARY KEY (account_id, kind, key)
+        );
+      `);
+    },
+  },
 ];
 
 export interface MigrationResult {

@@ -1,5 +1,7 @@
+import { githubKinds } from '../connectors/github/triggers.js';
 import { newEmail } from '../connectors/outlook/new-email.trigger.js';
+import { vercelKinds } from '../connectors/vercel/webhooks.js';
 import type { TriggerKind } from './kind.js';
 
 /** Every trigger kind Switchboard offers, by name. */
-export const TRIGGER_KINDS: Map<string, TriggerKind> = new Map([newEmail].map((k) => [k.kind, k]));
+export const TRIGGER_KINDS: Map<string, TriggerKind> = new Map([newEmail, ...vercelKinds, ...githubKinds].map((k) => [k.kind, k]));

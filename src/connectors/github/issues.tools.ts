@@ -1,0 +1,223 @@
+import * as z from 'zod/v4';
+import { InputError } from '../../errors.js';
+import type { Tool } from '../../tool.js';
+import { cursorField, githubPage, limitField, repoFields, repoPath, segment } from './common.js';
+import { github } from './connector.js';
+
+/** Issues: create, comment, update, assignees, and the issue/pull-request search. */
+
+interface GhIssue {
+  number: number;
+  title: string;
+  state: string;
+  state_reason?: string | null;
+  html_url: string;
+  repository_url?: string;
+  user?: { login: string } | null;
+  labels?: Array<{ name?: string } | string>;
+  assignees?: Array<{ login: string }> | null;
+  pull_request?: unknown;
+  comments?: number;
+  updated_at?: string;
+}
+
+const names = (labels: GhIssue['labels']) => (labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? '')));
+const logins = (users: GhIssue['assignees']) => (users ?? []).map((u) => u.login);
+
+const issueNumber = z.number().int().describe('Issue or pull request number');
+
+const issueOut = {
+  number: z.number(),
+  html_url: z.string(),
+  state: z.string(),
+  labels: z.array(z.string()),
+  assignees: z.array(z.string()),
+};
+const issueResult = (i: GhIssue) => ({ number: i.number, html_url: i.html_url, state: i.state, labels: names(i.labels), assignees: logins(i.assignees) });
+
+const createIssue = github.tool({
+  name: 'create_issue',
+  title: 'Create issue',
+  description:
+    'Open an issue in a repository; returns its number, html_url, labels and assignees. ' +
+    'GitHub drops labels, assignees and milestone silently without push access, so check them in the result.',
+  input: z
+    .object({
+      ...repoFields,
+      title: z.string().min(1).describe('Issue title'),
+      body: z.string().optional().describe('Body in GitHub Markdown'),
+      labels: z.array(z.string()).optional().describe('Label names'),
+      assignees: z.array(z.string()).optional().describe('Logins (see github_get_issue_assignees)'),
+      milestone: z.number().int().optional().describe('Milestone number'),
+    })
+    .strict(),
+  output: z.object(issueOut),
+  effect: 'write',
+  async run({ owner, repo, ...fields }, { api }) {
+    const issue = await api.post<GhIssue>(`${repoPath(owner, repo)}/issues`, fields);
+    return issueResult(issue);
+  },
+});
+
+const createIssueComment = github.tool({
+  name: 'create_issue_comment',
+  title: 'Comment on issue or pull request',
+  description:
+    'Add a comment to an issue or to a pull request conversation; returns the comment id and html_url. ' +
+    'For a pull request pass its number as issue_number.',
+  input: z
+    .object({
+      ...repoFields,
+      issue_number: issueNumber,
+      body: z.string().min(1).describe('Comment in GitHub Markdown'),
+    })
+    .strict(),
+  output: z.object({ id: z.number(), html_url: z.string(), created_at: z.string() }),
+  effect: 'write',
+  async run({ owner, repo, issue_number, body }, { api }) {
+    const c = await api.post<{ id: number; html_url: string; created_at: string }>(`${repoPath(owner, repo)}/issues/${issue_number}/comments`, { body });
+    return { id: c.id, html_url: c.html_url, created_at: c.created_at };
+  },
+});
+
+const updateIssue = github.tool({
+  name: 'update_issue',
+  title: 'Update issue',
+  description:
+    'Edit an issue: title, body, state (with state_reason), milestone; labels and assignees REPLACE the current lists. ' +
+    'To add or remove single labels use add_labels/remove_labels, which keep the others.',
+  input: z
+    .object({
+      ...repoFields,
+      issue_number: issueNumber,
+      title: z.string().optional().describe('New title'),
+      body: z.string().optional().describe('New body'),
+      state: z.enum(['open', 'closed']).optional().describe('New state'),
+      state_reason: z.enum(['completed', 'not_planned', 'duplicate', 'reopened']).optional().describe('Why closed/reopened'),
+      labels: z.array(z.string()).optional().describe('REPLACES all labels'),
+      add_labels: z.array(z.string()).optional().describe('Labels to add'),
+      remove_labels: z.array(z.string()).optional().describe('Labels to remove'),
+      assignees: z.array(z.string()).optional().describe('REPLACES all assignees'),
+      milestone: z.number().int().nullable().optional().describe('Milestone number; null clears'),
+    })
+    .strict(),
+  output: z.object({ ...issueOut, state_reason: z.string().nullable() }),
+  effect: 'write',
+  idempotent: true,
+  async run({ owner, repo, issue_number, add_labels, remove_labels, ...fields }, { api }) {
+    if (fields.labels && (add_labels || remove_labels)) {
+      throw new InputError('Give either "labels" (replaces the list) or "add_labels"/"remove_labels" (edits it), not both.', add_labels ? 'add_labels' : 'remove_labels');
+    }
+    const path = `${repoPath(owner, repo)}/issues/${issue_number}`;
+    const patch: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+    if (add_labels || remove_labels) {
+      // Read-modify-write: GitHub's PATCH only replaces the whole list.
+      const current = names((await api.get<GhIssue>(path)).labels);
+      const drop = new Set((remove_labels ?? []).map((l) => l.toLowerCase()));
+      const kept = current.filter((l) => !drop.has(l.toLowerCase()));
+      const added = (add_labels ?? []).filter((l) => !kept.some((k) => k.toLowerCase() === l.toLowerCase()));
+      patch.labels = [...kept, ...added];
+    }
+    if (!Object.keys(patch).length) {
+      throw new InputError('Nothing to update: give at least one of title, body, state, state_reason, labels, add_labels, remove_labels, assignees, milestone.');
+    }
+    const issue = await api.patch<GhIssue>(path, patch);
+    return { ...issueResult(issue), state_reason: issue.state_reason ?? null };
+  },
+});
+
+const getIssueAssignees = github.tool({
+  name: 'get_issue_assignees',
+  title: 'Get issue assignees',
+  description:
+    "With issue_number: the issue's current assignees; with username: whether that user can be assigned; with neither: the repository's assignable users, paged. " +
+    'Use it before create_issue or update_issue to pick valid logins.',
+  input: z
+    .object({
+      ...repoFields,
+      issue_number: z.number().int().optional().describe("Return this issue's assignees"),
+      username: z.string().min(1).optional().describe('Return whether this login is assignable'),
+      limit: limitField(100, 30),
+      cursor: cursorField,
+    })
+    .strict(),
+  output: z.object({
+    assignees: z.array(z.string()).optional(),
+    assignable: z.boolean().optional(),
+    assignable_users: z.array(z.string()).optional(),
+    next_cursor: z.string().nullable().optional(),
+  }),
+  effect: 'read',
+  async run({ owner, repo, issue_number, username, limit, cursor }, { api }) {
+    const base = repoPath(owner, repo);
+    const out: { assignees?: string[]; assignable?: boolean; assignable_users?: string[]; next_cursor?: string | null } = {};
+    if (issue_number !== undefined) out.assignees = logins((await api.get<GhIssue>(`${base}/issues/${issue_number}`)).assignees);
+    if (username !== undefined) {
+      const res = await api.request({ method: 'GET', endpoint: `${base}/assignees/${segment(username, 'username')}`, acceptStatus: [404] });
+      // A 404 also means "no such repository": tell the two apart before answering false.
+      if (res.status === 404) await api.get(base);
+      out.assignable = res.status !== 404;
+    }
+    if (issue_number === undefined && username === undefined) {
+      const page = await githubPage<{ login: string }>(api, `${base}/assignees`, { limit: limit ?? 30, cursor });
+      out.assignable_users = page.items.map((u) => u.login);
+      out.next_cursor = page.next_cursor;
+    }
+    return out;
+  },
+});
+
+const search = github.tool({
+  name: 'search_issues_and_pull_requests',
+  title: 'Search issues and pull requests',
+  description:
+    'Search issues and pull requests with GitHub query syntax such as "repo:o/r is:open label:bug"; returns compact items with is_pull_request, paged. ' +
+    'Search allows 30 requests a minute.',
+  input: z
+    .object({
+      q: z.string().min(1).describe('Query: words and qualifiers such as repo:, is:pr, is:open, label:, author:, assignee:, created:>=2025-01-01'),
+      sort: z.enum(['comments', 'reactions', 'interactions', 'created', 'updated']).optional().describe('Default: best match'),
+      order: z.enum(['asc', 'desc']).optional().describe('Default: desc'),
+      limit: limitField(100, 30),
+      cursor: cursorField,
+    })
+    .strict(),
+  output: z.object({
+    total_count: z.number(),
+    items: z.array(
+      z.object({
+        repository: z.string(),
+        number: z.number(),
+        title: z.string(),
+        state: z.string(),
+        is_pull_request: z.boolean(),
+        html_url: z.string(),
+        user: z.string().optional(),
+        labels: z.array(z.string()),
+        updated_at: z.string().optional(),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  }),
+  effect: 'read',
+  async run({ q, sort, order, limit, cursor }, { api }) {
+    const page = await githubPage<GhIssue>(api, '/search/issues', { limit: limit ?? 30, cursor, itemsKey: 'items', query: { q, sort, order } });
+    return {
+      total_count: page.total_count ?? page.items.length,
+      items: page.items.map((i) => ({
+        repository: (i.repository_url ?? '').split('/repos/')[1] ?? '',
+        number: i.number,
+        title: i.title,
+        state: i.state,
+        is_pull_request: i.pull_request !== undefined,
+        html_url: i.html_url,
+        user: i.user?.login,
+        labels: names(i.labels),
+        updated_at: i.updated_at,
+      })),
+      next_cursor: page.next_cursor,
+    };
+  },
+});
+
+export const issuesTools: Tool[] = [createIssue, createIssueComment, updateIssue, getIssueAssignees, search];

@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import * as z from 'zod/v4';
+import { InputError } from '../../errors.js';
+import type { Api } from '../../http/client.js';
+import { sales } from './connector.js';
+import { toCompany, toProspect } from './dialect.js';
+import { companySchema } from './records.js';
+
+/*
+ * The specification names no search paths. Both dialects search through Lusha's prospecting endpoints,
+ * which are free of credits: POST /prospecting/contact/search and /prospecting/company/search with
+ * `{ pages: { page, size }, filters: { contacts?: { include }, companies?: { include } } }`, answered with
+ * `{ requestId, currentPage, totalResults, data }`. Industries are filtered by id, so names are resolved
+ * through GET /prospecting/filters/companies/industries_labels first (also free). Contact results are
+ * previews without emails or phones: a find or enrich tool reveals those (and charges for them).
+ */
+
+const MAX_PAGE = 999;
+
+const location = z
+  .object({
+    country: z.string().optional().describe('Country name, like Germany'),
+    state: z.string().optional().describe('State or region, like Texas'),
+    city: z.string().optional().describe('City, like Austin'),
+  })
+  .strict();
+const criteria = {
+  industries: z.array(z.string().min(1)).max(20).optional().describe('Company industries or sub-industries, like Software; any of them'),
+  companySize: z
+    .object({
+      min: z.number().int().min(1).optional().describe('Fewest employees'),
+      max: z.number().int().min(1).optional().describe('Most employees'),
+    })
+    .strict()
+    .optional()
+    .describe('Company employee count range'),
+  limit: z.number().int().min(10).max(50).optional().describe('Results per page, 10 to 50 (default 25)'),
+  cursor: z.string().optional().describe('next_cursor of the previous page; keep the same criteria or omit them'),
+};
+
+const paging = {
+  total: z.number().int().optional().describe('Matches across all pages'),
+  next_cursor: z.string().optional().describe('Pass as cursor for the next page; absent on the last'),
+  credits_used: z.number().describe('Credits this call used (searches are normally free)'),
+  credits_remaining: z.number().optional().describe('Credits left, when the provider says'),
+};
+
+const prospect = z
+  .object({
+    name: z.string(),
+    jobTitle: z.string().optional(),
+    company: z.string().optional(),
+    companyDomain: z.string().optional(),
+    location: z.string().optional(),
+    hasEmail: z.boolean().optional(),
+    hasPhone: z.boolean().optional(),
+  })
+  .describe('Preview; hasEmail/hasPhone say what sales_find_contact would reveal');
+
+type Filters = { contacts?: { include: Record<string, unknown> }; companies?: { include: Record<string, unknown> } };
+interface Cursor {
+  page: number;
+  size: number;
+  filters: Filters;
+  /** Fingerprint of the criteria that built the filters. */
+  criteria: string;
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.page, c.size, c.filters, c.criteria])).toString('base64url');
+}
+
+function decodeCursor(value: string): Cursor {
+  try {
+    const [page, size, filters, criteria] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    if (Number.isInteger(page) && Number.isInteger(size) && filters && typeof filters === 'object' && typeof criteria === 'string') return { page, size, filters, criteria };
+  } catch {
+    // Reported below.
+  }
+  throw new InputError('"cursor" is not a next_cursor from this tool; start again without it.', 'cursor');
+}
+
+const trimmed = (list: string[] | undefined) => list?.map((s) => s.trim()).filter(Boolean);
+const fingerprint = (criteria: Record<string, unknown>) => createHash('sha256').update(JSON.stringify(criteria)).digest('base64url').slice(0, 16);
+
+function locationFilter(l: z.infer<typeof location> | undefined): Array<Record<string, string>> | undefined {
+  if (!l) return undefined;
+  const out = Object.fromEntries(Object.entries(l).map(([k, v]) => [k, v?.trim()]).filter(([, v]) => v));
+  if (!Object.keys(out).length) throw new InputError('"location" needs a country, state or city.', 'location');
+  return [out as Record<string, string>];
+}
+
+function sizeFilter(s: { min?: number; max?: number } | undefined): Array<{ min?: number; max?: number }> | undefined {
+  if (!s) return undefined;
+  if (s.min === undefined && s.max === undefined) throw new InputError('"companySize" needs min, max or both.', 'companySize');
+  if (s.min !== undefined && s.max !== undefined && s.min > s.max) throw new InputError('"companySize.min" is above "companySize.max".', 'companySize.min');
+  return [s];
+}
+
+/** Industry names to the ids the prospecting filters take; mains and subs mixed become sub-industry ids (any of them). */
+async function industryFilter(api: Api, names: string[] | undefined): Promise<Record<string, number[]>> {
+  if (!names?.length) return {};
+  const labels = await api.get<Array<{ id: number; value: string; subIndustries?: Array<{ id: number; value: string }> }>>('/prospecting/filters/companies/industries_labels');
+  const list = Array.isArray(labels) ? labels : [];
+  const mains: typeof list = [];
+  const subs: number[] = [];
+  for (const name of names) {
+    const want = name.trim().toLowerCase();
+    const main = list.find((l) => l.value?.toLowerCase() === want);
+    const sub = list.flatMap((l) => l.subIndustries ?? []).find((s) => s.value?.toLowerCase() === want);
+    if (main) mains.push(main);
+    else if (sub) subs.push(sub.id);
+    else {
+      const known = list.map((l) => l.value).slice(0, 40).join(', ');
+      throw new InputError(`"industries": no industry named ${JSON.stringify(name)}; known industries: ${known}.`, 'industries');
+    }
+  }
+  if (!subs.length) return { mainIndustriesIds: mains.map((m) => m.id) };
+  return { subIndustriesIds: [...subs, ...mains.flatMap((m) => (m.subIndustries ?? []).map((s) => s.id))] };
+}
+
+const include = (fields: Record<string, unknown>) => {
+  const kept = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  return Object.keys(kept).length ? { include: kept } : undefined;
+};
+
+interface Criteria {
+  jobTitles?: string[];
+  industries?: string[];
+  location?: z.infer<typeof location>;
+  companySize?: { min?: number; max?: number };
+  limit?: number;
+  cursor?: string;
+}
+
+/** One page of a prospecting search; the cursor carries the built filters, so later pages resolve nothing again. */
+async function search(kind: 'contact' | 'company', input: Criteria, api: Api) {
+  const { limit, cursor, ...rest } = input;
+  const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const print = fingerprint(given);
+  let page: Cursor;
+  if (cursor) {
+    page = decodeCursor(cursor);
+    if (Object.keys(given).length && page.criteria !== print) {
+      throw new InputError('"cursor" belongs to a search with other criteria: repeat the same criteria, omit them, or drop the cursor.', 'cursor');
+    }
+  } else {
+    if (!Object.keys(given).length) {
+      const names = kind === 'contact' ? 'jobTitles, industries, location or companySize' : 'industries, location or companySize';
+      throw new InputError(`Give at least one criterion: ${names}.`, kind === 'contact' ? 'jobTitles' : 'industries');
+    }
+    const companyFilters = { sizes: sizeFilter(rest.companySize), ...(await industryFilter(api, trimmed(rest.industries))) };
+    const filters: Filters =
+      kind === 'contact'
+        ? { contacts: include({ jobTitles: trimmed(rest.jobTitles), locations: locationFilter(rest.location) }), companies: include(companyFilters) }
+        : { companies: include({ ...companyFilters, locations: locationFilter(rest.location) }) };
+    page = { page: 0, size: limit ?? 25, filters: JSON.parse(JSON.stringify(filters)), criteria: print };
+  }
+  const res = await api.request({ method: 'POST', endpoint: `/prospecting/${kind}/search`, body: { pages: { page: page.page, size: page.size }, filters: page.filters } });
+  const body = (res.body ?? {}) as { data?: unknown; totalResults?: unknown };
+  const data = (Array.isArray(body.data) ? body.data : []) as Array<Record<string, any>>;
+  const total = typeof body.totalResults === 'number' ? body.totalResults : undefined;
+  const more = total !== undefined ? (page.page + 1) * page.size < total : data.length === page.size;
+  const num = (v: string | undefined) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
+  const remaining = num(res.headers['x-credits-remaining']);
+  return {
+    data,
+    total,
+    ...(more && page.page < MAX_PAGE ? { next_cursor: encodeCursor({ ...page, page: page.page + 1 }) } : {}),
+    credits_used: num(res.headers['x-credits-used']) ?? 0,
+    ...(remaining !== undefined ? { credits_remaining: remaining } : {}),
+  };
+}
+
+export const searchContacts = sales.tool({
+  name: 'search_contacts',
+  title: 'Search contacts',
+  description:
+    'Search people by job title, company industry, location and company size; returns a page of previews (name, title, company, location) and next_cursor. ' +
+    'Beta; free of credits; emails and phones come from sales_find_contact with first name + last name + company.',
+  input: z
+    .object({
+      jobTitles: z.array(z.string().min(1)).max(20).optional().describe('Job titles to match, like VP Sales; any of them'),
+      ...criteria,
+      location: location.optional().describe("The person's location"),
+    })
+    .strict(),
+  output: z.object({ contacts: z.array(prospect), ...paging }),
+  effect: 'read',
+  async run(input, { api }) {
+    const { data, ...rest } = await search('contact', input, api);
+    const contacts = data.map((c) => toProspect(c));
+    return { contacts, ...rest };
+  },
+});
+
+export const searchCompanies = sales.tool({
+  name: 'search_companies',
+  title: 'Search companies',
+  description:
+    'Search companies by industry, location and size; returns a page of companies (name, domain, size, industry, location) and next_cursor. ' +
+    'Beta; free of credits; full details come from sales_find_company or sales_enrich_companies.',
+  input: z.object({ ...criteria, location: location.optional().describe("The company's location") }).strict(),
+  output: z.object({ companies: z.array(companySchema), ...paging }),
+  effect: 'read',
+  async run(input, { api }) {
+    const { data, ...rest } = await search('company', input, api);
+    const companies = data.map((c) => toCompany(c));
+    return { companies, ...rest };
+  },
+});
+
+export const searchTools = [searchContacts, searchCompanies];

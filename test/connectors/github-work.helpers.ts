@@ -1,0 +1,53 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
+import { issuesTools } from '../../src/connectors/github/issues.tools.js';
+import { pullsTools } from '../../src/connectors/github/pulls.tools.js';
+import { workflowsTools } from '../../src/connectors/github/workflows.tools.js';
+import { startHarness, type Harness } from '../harness.js';
+
+/** A harness listing the issue, pull request and workflow tools whether or not they are wired into the registry yet. */
+export function startWorkHarness(): Promise<Harness> {
+  return startHarness({ extraTools: [...issuesTools, ...pullsTools, ...workflowsTools] });
+}
+
+export const REPO_PATH = '/repos/sbx-octocat/hello-world';
+
+export interface Sent {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body: any;
+}
+
+/** What the GitHub sandbox received since the last reset. */
+export function sent(h: Harness, method?: string): Sent[] {
+  return h.sandbox.servers.github.requests
+    .filter((r) => !method || r.method === method)
+    .map((r) => ({ method: r.method, path: r.path, query: Object.fromEntries(r.query), body: r.body }));
+}
+
+export const lines = (h: Harness) => sent(h).map((r) => `${r.method} ${r.path}`);
+
+export function expectNoMisses(h: Harness): void {
+  expect(h.sandbox.servers.github.misses.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+}
+
+export const helloWorld = (h: Harness) => h.sandbox.states.github.repos.find((r) => r.name === 'hello-world')!;
+
+/** Each tool's tools/list entry: size (printed for the report) within a bound, short description, every input described. */
+export async function checkSizes(h: Harness, names: string[], max: number): Promise<Map<string, McpTool>> {
+  const listed = new Map((await h.client.listTools()).tools.map((t) => [t.name, t]));
+  const sizes = Object.fromEntries(names.map((n) => [n, JSON.stringify(listed.get(n) ?? null).length]));
+  console.log('tools/list JSON size per tool:', sizes);
+  for (const n of names) {
+    expect(listed.has(n), n).toBe(true);
+    expect(sizes[n], n).toBeLessThanOrEqual(max);
+    // The registry's rules (test/registry.test.ts), checked here too while the tools are not wired in.
+    const description = listed.get(n)!.description!;
+    expect(description.length, n).toBeLessThanOrEqual(300);
+    expect(description.split(/[.!?](?:\s+|$)/).filter((x) => x.trim()).length, n).toBeLessThanOrEqual(2);
+    const props = Object.entries<any>((listed.get(n)!.inputSchema as any).properties);
+    expect(props.filter(([, p]) => !p.description).map(([k]) => k), n).toEqual([]);
+  }
+  return listed;
+}
