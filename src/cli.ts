@@ -11,7 +11,7 @@ const HELP = `switchboard ${VERSION}: an MCP server for Outlook, GitHub, Vercel 
 Usage:
   switchboard serve [--http] [--host 127.0.0.1] [--port 8765] [--public-url URL] [--sandbox]
                     [--toolsets outlook,sales,github,vercel] [--read-only] [--data-dir DIR]
-  switchboard accounts add <outlook|sales|github|vercel> [--label L] (--token-stdin | --api-key-stdin) [--team ID] [--groups G,...]
+  switchboard accounts add <outlook|sales|github|vercel> [--label L] (--token-stdin | --api-key-stdin) [--team ID] [--groups G,...] [--dialect spec|v2]
   switchboard accounts list [--json]
   switchboard accounts remove <id|label>
   switchboard triggers list [--json]
@@ -35,6 +35,7 @@ const OPTIONS = {
   label: { type: 'string' },
   team: { type: 'string' },
   groups: { type: 'string' },
+  dialect: { type: 'string' },
   'token-stdin': { type: 'boolean' },
   'api-key-stdin': { type: 'boolean' },
   json: { type: 'boolean' },
@@ -96,6 +97,7 @@ async function main(argv: string[]): Promise<number> {
         label: values.label,
         teamId: values.team,
         groups: values.groups?.split(',').map((g) => g.trim()).filter(Boolean),
+        dialect: values.dialect,
         secret: wantsKey ? { kind: 'api_key', apiKey: secretText } : { kind: 'token', token: secretText },
       });
       return print(

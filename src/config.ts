@@ -13,6 +13,8 @@ export interface Config {
   sandbox: boolean;
   transport: 'stdio' | 'http';
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Days a paid sales lookup is answered from the local cache. */
+  salesCacheDays: number;
 }
 
 /** Flags as parsed from argv; every one is optional. */
@@ -52,7 +54,13 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
     throw new InputError(`--log-level must be debug, info, warn or error, not "${logLevel}".`, 'log-level');
   }
+  const cacheDaysText = env.SWITCHBOARD_SALES_CACHE_DAYS ?? '30';
+  const salesCacheDays = Number(cacheDaysText);
+  if (!Number.isFinite(salesCacheDays) || salesCacheDays < 0 || salesCacheDays > 3650) {
+    throw new InputError(`SWITCHBOARD_SALES_CACHE_DAYS must be a number of days from 0 to 3650, not "${cacheDaysText}".`, 'SWITCHBOARD_SALES_CACHE_DAYS');
+  }
   return {
+    salesCacheDays,
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,
     baseUrls,
     http: {

@@ -59,6 +59,7 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     readOnly: config.readOnly,
     dispatcher,
     cache: new ResponseCache(),
+    salesCacheDays: config.salesCacheDays,
     logger,
     version: VERSION,
     tools: buildTools({ readOnly: config.readOnly, toolsets: config.toolsets }),

@@ -31,6 +31,8 @@ export interface ToolDeps {
   retry?: RetryPolicy;
   /** Shared ETag cache for connectors that revalidate GETs (GitHub). */
   cache?: ResponseCache;
+  /** Days a paid sales lookup is answered from the local cache (default 30). */
+  salesCacheDays?: number;
 }
 
 export interface CallContext {

@@ -17,7 +17,7 @@ export function checkProvider(value: string | undefined): Provider {
 /** Checks a credential with the provider (who is it?) and stores it encrypted. Nothing is stored when the check fails. */
 export async function addAccount(
   config: Config,
-  input: { provider: Provider; secret: AccountSecret; label?: string; teamId?: string; groups?: string[] },
+  input: { provider: Provider; secret: AccountSecret; label?: string; teamId?: string; groups?: string[]; dialect?: string },
 ): Promise<Account> {
   const groups = accountGroups(input.provider, input.groups);
   const redactor = new Redactor();
@@ -33,7 +33,7 @@ export async function addAccount(
     status: 'active',
     groups: [],
     scopes: [],
-    meta: input.teamId ? { teamId: input.teamId } : {},
+    meta: { ...(input.teamId ? { teamId: input.teamId } : {}), ...salesDialect(input.provider, input.dialect) },
     createdAt: new Date().toISOString(),
     lastUsedAt: null,
   };
@@ -58,6 +58,14 @@ export async function addAccount(
   } finally {
     await dispatcher.close();
   }
+}
+
+/** Sales accounts speak the specification's API or Lusha's current v2 API. */
+function salesDialect(provider: Provider, dialect: string | undefined): Record<string, string> {
+  if (dialect === undefined) return {};
+  if (provider !== 'sales') throw new InputError('--dialect applies to sales accounts only.', 'dialect');
+  if (dialect !== 'spec' && dialect !== 'v2') throw new InputError(`--dialect must be spec or v2, not "${dialect}".`, 'dialect');
+  return { dialect };
 }
 
 /** Outlook accounts record their permission groups; other providers have none. */

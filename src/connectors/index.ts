@@ -12,6 +12,7 @@ import { outlook } from './outlook/connector.js';
 import { contactsTools } from './outlook/contacts.tools.js';
 import { mailTools } from './outlook/mail.tools.js';
 import { sales } from './sales/connector.js';
+import { salesTools } from './sales/tools.js';
 import { vercel } from './vercel/connector.js';
 
 export const CONNECTORS: Record<Provider, Connector> = { outlook, sales, github, vercel };
@@ -30,6 +31,7 @@ export function connectorTools(options: { readOnly: boolean; toolsets?: Provider
     ...issuesTools,
     ...pullsTools,
     ...workflowsTools,
+    ...salesTools,
     apiCallTool(outlook, { pathField: 'endpoint', methods: ALL_METHODS, headers: true, example: '/me/messages?$top=5', readOnly }),
     apiCallTool(sales, { pathField: 'endpoint', methods: ['GET', 'POST'], headers: false, example: '/person', readOnly }),
     apiCallTool(github, {

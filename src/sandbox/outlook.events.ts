@@ -213,10 +213,13 @@ export function eventRoutes(state: CalendarState, ownerOf: OwnerOf): Routes {
   const inCalendar = (owner: CalendarOwner, calendarId: string) => owner.events.filter((e) => (e._calendarId ?? owner.calendars[0]?.id) === calendarId);
   const context = (owner: CalendarOwner, path: string) => `users('${encodeURIComponent(owner.id)}')/${path}`;
 
-  /** A stored event, or an instance of a series; `apply` replaces an instance (null deletes it). */
+  /** A stored event, or an instance of a series; `replace` swaps in a changed one (null deletes it). */
   const find = (owner: CalendarOwner, id: string) => {
     const stored = owner.events.find((e) => e.id === id);
-    if (stored) return { event: stored, replace: (next: GraphEvent | null) => void (next ? owner.events.splice(owner.events.indexOf(stored), 1, next) : owner.events.splice(owner.events.indexOf(stored), 1)) };
+    if (stored) {
+      const replace = (next: GraphEvent | null) => void owner.events.splice(owner.events.indexOf(stored), 1, ...(next ? [next] : []));
+      return { event: stored, master: undefined, replace };
+    }
     const occ = parseOccurrenceId(id);
     const master = occ && owner.events.find((e) => e.id === occ.masterId && e.type === 'seriesMaster');
     if (!master) throw notFound();

@@ -4,4 +4,4 @@ import { vercelKinds } from '../connectors/vercel/webhooks.js';
 import type { TriggerKind } from './kind.js';
 
 /** Every trigger kind Switchboard offers, by name. */
-export const TRIGGER_KINDS: Map<string, TriggerKind> = new Map([newEmail, ...vercelKinds, ...githubKinds].map((k) => [k.kind, k]));
+export const TRIGGER_KINDS: Map<string, TriggerKind> = new Map([newEmail, ...githubKinds, ...vercelKinds].map((k) => [k.kind, k]));

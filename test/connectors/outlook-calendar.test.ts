@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OUTLOOK_PERSONAL_TOKEN, SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { startHarness, type Harness } from '../harness.js';
+import { day, meeting, utcOf, wall } from './outlook-calendar.helpers.js';
 
 // Outlook calendar tools: events (create, update, delete, list), free/busy, availability; time zones,
 // shared mailboxes, personal accounts and permission groups.
@@ -20,30 +21,7 @@ afterEach(() => expect(h.sandbox.servers.outlook.misses).toEqual([]));
 const requests = () => h.sandbox.servers.outlook.requests;
 const last = () => requests().at(-1)!;
 const state = () => h.sandbox.states.outlook;
-const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 const prefer = (i = -1) => requests().at(i)!.headers.prefer;
-
-/** Wall-clock time of an instant in a zone, computed independently of the code under test. */
-function wall(ms: number, zone: string): string {
-  const p = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
-      .formatToParts(ms)
-      .map((x) => [x.type, x.value]),
-  );
-  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}`;
-}
-function utcOf(local: string, zone: string): number {
-  let t = Date.parse(`${local}Z`);
-  for (let i = 0; i < 3; i++) t += Date.parse(`${local}Z`) - Date.parse(`${wall(t, zone)}Z`);
-  return t;
-}
-
-const meeting = (subject: string, d: number, extra: Record<string, unknown> = {}) => ({
-  subject,
-  start: { dateTime: `${day(d)}T09:00:00`, timeZone: 'UTC' },
-  end: { dateTime: `${day(d)}T09:30:00`, timeZone: 'UTC' },
-  ...extra,
-});
 
 describe('outlook_create_event', () => {
   it('posts the spec event shape with a transactionId and Prefer in the start zone; returns the compact event', async () => {
@@ -346,7 +324,7 @@ describe('outlook_get_free_busy', () => {
 describe('outlook_check_availability', () => {
   it('work account: getSchedule for you and the people, busy blocks, common slots', async () => {
     const r = await h.ok('outlook_check_availability', { people: ['priya@contoso.example', 'morgan.chen@contoso.example'], start: `${day(1)}T08:00:00`, end: `${day(1)}T12:00:00` });
-    expect(last().path).toBe('/v1.0/me/calendar/getSchedule');
+    expect(requests().map((x) => `${x.method} ${x.path}`)).toEqual(['POST /v1.0/me/calendar/getSchedule']);
     expect(last().body.schedules).toEqual(['avery@contoso.example', 'priya@contoso.example', 'morgan.chen@contoso.example']);
     expect(prefer()).toBe('outlook.timezone="UTC"');
     expect(r.source).toBe('getSchedule');

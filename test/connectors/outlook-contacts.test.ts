@@ -94,7 +94,7 @@ describe('outlook_create_contact', () => {
 describe('outlook_find_contact', () => {
   it('by email: Graph any() filter with the address quoted; an apostrophe is doubled', async () => {
     const r = await h.ok('outlook_find_contact', { email: 'sam.rivera@acme.example' });
-    expect(last().path).toBe('/v1.0/me/contacts');
+    expect(`${last().method} ${last().path}`).toBe('GET /v1.0/me/contacts');
     expect(last().query.get('$filter')).toBe("emailAddresses/any(a:a/address eq 'sam.rivera@acme.example')");
     expect(last().query.get('$select')).toBe(SELECT);
     expect(r.truncated).toBe(false);
@@ -141,9 +141,12 @@ describe('outlook_find_contact', () => {
     }
   });
 
-  it('surfaces a Graph error for a shared mailbox without delegated access', async () => {
-    const text = await h.fails('outlook_find_contact', { name: 'x', mailbox: 'ceo@contoso.example' });
-    expect(text).toMatch(/refused access to the mailbox "ceo@contoso.example"/);
+  it('surfaces Graph errors: a refused filter, a shared mailbox without delegated access', async () => {
+    h.sandbox.servers.outlook.once('GET /v1.0/me/contacts', { status: 400, body: { error: { code: 'ErrorInvalidUrlQueryFilter', message: 'The filter expression is not supported.' } } });
+    const text = await h.fails('outlook_find_contact', { email: 'sam.rivera@acme.example' });
+    expect(text).toMatch(/Microsoft Graph answered 400 to GET \/v1.0\/me\/contacts \(ErrorInvalidUrlQueryFilter/);
+    const denied = await h.fails('outlook_find_contact', { name: 'x', mailbox: 'ceo@contoso.example' });
+    expect(denied).toMatch(/refused access to the mailbox "ceo@contoso.example"/);
   });
 });
 

@@ -21,7 +21,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   expect(h.sandbox.servers.sales.misses).toEqual([]);
-  delete (h.deps as { salesCacheDays?: number }).salesCacheDays;
+  delete h.deps.salesCacheDays;
 });
 
 const requests = () => h.sandbox.servers.sales.requests;
@@ -189,7 +189,7 @@ describe('the lookup cache', () => {
 
   it('expires after the configured number of days (0: every lookup is paid)', async () => {
     await h.ok('sales_find_company', { domain: 'acme.example' });
-    (h.deps as { salesCacheDays?: number }).salesCacheDays = 0;
+    h.deps.salesCacheDays = 0;
     expect((await h.ok('sales_find_company', { domain: 'acme.example' })).cached).toBe(false);
     expect(requests()).toHaveLength(2);
   });

@@ -166,7 +166,7 @@ describe('vercel_list_deployments', () => {
   it('refuses a foreign cursor, a bad time and development by name, sending nothing', async () => {
     expect(await h.fails('vercel_list_deployments', { cursor: 'gh1.abc' })).toMatch(/"cursor" is not a next_cursor/);
     expect(await h.fails('vercel_list_deployments', { since: 'yesterday' })).toMatch(/"since" must be an ISO 8601 time/);
-    expect(await h.fails('vercel_list_deployments', { environment: 'development' })).toMatch(/Vercel cannot have "development" deployments/);
+    expect(await h.fails('vercel_list_deployments', { environment: 'development' })).toMatch(/Vercel has no "development" deployments/);
     expect(requests()).toEqual([]);
   });
 

@@ -160,7 +160,7 @@ describe('a trigger with a webhook the user sets up (personal account, Hobby)', 
   it('refuses without a secret when Vercel will not create the webhook, saying what to do, and stores nothing', async () => {
     const triggers = (await h.store.triggers.list()).length;
     const text = await h.fails('triggers_create', { kind: 'vercel.deployment_started', config: { project: 'hello-world' } });
-    expect(text).toMatch(/Vercel refused to create the webhook \(403 forbidden Webhooks are available on the Pro and Enterprise plans/);
+    expect(text).toMatch(/Vercel refused to create the webhook \(403 forbidden: Webhooks are available on the Pro and Enterprise plans/);
     expect(text).toMatch(/config\.secret/);
     expect(state().webhooks.filter((x) => x.ownerId === USER_ID)).toEqual([]);
     expect((await h.store.triggers.list()).length).toBe(triggers);

@@ -155,6 +155,7 @@ async function createRemote(api: Api, target: HookTarget, url: string, secret: s
 function explain(error: unknown, target: HookTarget, account: Account): unknown {
   if (!(error instanceof ProviderError) || ![403, 404, 422].includes(error.status)) return error;
   const org = target.key.startsWith('org:');
+  if (error.status === 422) return new InputError(`GitHub refused the webhook on ${target.label}: ${error.message}`, org ? 'config.org' : 'config.repo');
   const needs = org
     ? `an organization owner's token with the admin:org_hook scope (an OAuth app can only manage org hooks it created)`
     : 'admin rights on the repository and the admin:repo_hook (or repo) scope';

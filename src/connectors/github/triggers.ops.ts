@@ -1,6 +1,6 @@
 import * as z from 'zod/v4';
-import { define, inList, lower, names, repoOf, who, type Cfg } from './triggers.define.js';
-import { OUTCOMES, clip, line, login, type GithubPayload } from './webhooks.js';
+import { define, inList, lower, names, repoOf, who } from './triggers.define.js';
+import { OUTCOMES, clip, line, login } from './webhooks.js';
 
 /** Workflow, collaboration and project kinds of the specification (6.2). */
 

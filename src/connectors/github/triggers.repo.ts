@@ -1,6 +1,6 @@
 import * as z from 'zod/v4';
 import { pollList } from './polled.js';
-import { branchOf, define, lower, polledEvent, repoOf, repoPath, who, type Cfg, type Spec } from './triggers.define.js';
+import { branchOf, define, lower, polledEvent, repoOf, repoPath, who, type Cfg } from './triggers.define.js';
 import { clip, line, login, releaseShape, repoShape, type GithubPayload } from './webhooks.js';
 
 /** Repository, commit and branch, release and discussion kinds of the specification (6.2). */

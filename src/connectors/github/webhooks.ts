@@ -161,10 +161,6 @@ export const HOOK_EVENTS: Record<string, string[]> = {
   new_discussion_comment: ['discussion_comment'],
 };
 
-/** Kinds GitHub sends no webhook for (polled), or only to an org hook. */
-export const POLLED_ONLY = ['new_watcher', 'new_mention', 'new_gist'] as const;
-export const ORG_ONLY = ['project_item_status_changed'] as const;
-
 /* Compact event payloads: the fields a consumer acts on, never GitHub's whole payload. REST list
    items and webhook payloads share these shapes, so polled and webhook events look alike. */
 

@@ -32,7 +32,7 @@ type EventChanges = {
 
 /** The event fields create_event and update_event share; on update every one is optional and attendees are replaced whole. */
 function eventShape(update: boolean) {
-  const time = (shape: typeof dateTimeTimeZone, what: string) => (update ? shape.optional().describe(`New ${what}`) : shape.describe(what));
+  const time = (shape: typeof dateTimeTimeZone, what: string) => (update ? shape.optional().describe(`New ${what}`) : shape.describe(what[0]!.toUpperCase() + what.slice(1)));
   return {
     subject: update ? z.string().optional().describe('New title') : z.string().describe('Title'),
     body: z

@@ -164,7 +164,7 @@ const findContact = outlook.tool({
     .strict(),
   output: z.object({
     contacts: z.array(contactOutput),
-    truncated: z.boolean().describe(`Name search stopped at limit or after ${NAME_PAGES * 100} contacts; more may match`),
+    truncated: z.boolean().describe(`More may match: stopped at limit, or a name search after ${NAME_PAGES * 100} contacts`),
   }),
   effect: 'read',
   async run({ email, name, limit = 25, mailbox }, { api, account }) {
@@ -175,7 +175,7 @@ const findContact = outlook.tool({
       // The only filter Graph documents on contacts: any() with eq on the address.
       const query = graphQuery({ $filter: `emailAddresses/any(a:a/address eq ${odataString(address)})`, $select: SELECT, $top: limit });
       const page = await withGraphHints(account, 'contacts', mailbox, () => graphPage<any>(api, base + query, undefined));
-      return { contacts: page.items.map(contactResult), truncated: false };
+      return { contacts: page.items.map(contactResult), truncated: page.next_cursor !== null };
     }
     const needle = name!.trim().toLowerCase();
     if (!needle) throw new InputError('"name" is empty; give part of a first, last or display name.', 'name');

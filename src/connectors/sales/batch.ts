@@ -24,7 +24,7 @@ export interface BatchRun<Q, R> {
  * Defaults: 0.5, 1, 2, 4 s (jittered) within 30 s.
  */
 export function batchBackoff(policy: RetryPolicy = DEFAULT_RETRY_POLICY) {
-  return { maxAttempts: 1, baseMs: policy.baseDelayMs * 2, budgetMs: policy.budgetMs * 3 };
+  return { maxAttempts: 5, baseMs: policy.baseDelayMs * 2, budgetMs: policy.budgetMs * 3 };
 }
 
 /** 401/403 fail every batch alike (the key, the plan): stop and fail the call rather than repeat it. */

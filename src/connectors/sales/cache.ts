@@ -5,9 +5,9 @@ import type { Kind, RecordOf } from './records.js';
 /** How long a successful lookup answers a repeat of it, unless the server says otherwise. */
 export const DEFAULT_CACHE_DAYS = 30;
 
-/** `deps.salesCacheDays` once the server passes it (config); 30 days until then. */
+/** SWITCHBOARD_SALES_CACHE_DAYS through the server's deps; 30 days when unset. */
 export function cacheDays(deps: ToolDeps): number {
-  const days = (deps as ToolDeps & { salesCacheDays?: number }).salesCacheDays;
+  const days = deps.salesCacheDays;
   return typeof days === 'number' && Number.isFinite(days) && days >= 0 ? days : DEFAULT_CACHE_DAYS;
 }
 

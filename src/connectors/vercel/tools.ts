@@ -12,9 +12,13 @@ const STATES = ['READY', 'ERROR', 'BUILDING', 'QUEUED', 'CANCELED', 'INITIALIZIN
 const CANCELABLE = ['QUEUED', 'INITIALIZING', 'BUILDING'];
 
 /** Vercel's deployment targets are production, staging or a custom environment; "development" is local only. */
-export const DEVELOPMENT_REFUSED =
+const DEVELOPMENT_REFUSED =
   'Vercel cannot create a "development" deployment: development is the environment of `vercel dev` on your own machine (and of development env vars), not a deployment target. ' +
   'Use environment "preview" to deploy the branch to a preview URL, or "production". Nothing was sent.';
+
+const NO_DEVELOPMENT_DEPLOYMENTS =
+  'Vercel has no "development" deployments: development is the environment of `vercel dev` on your own machine (and of development env vars). ' +
+  'Filter by "preview" (every non-production deployment) or "production".';
 
 interface VercelDeployment {
   id?: string;
@@ -216,7 +220,7 @@ const listDeployments = vercel.tool({
     if (input.cursor) {
       query = decodeCursor(input.cursor);
     } else {
-      if (input.environment === 'development') throw new InputError(DEVELOPMENT_REFUSED.replace('create a "development" deployment', 'have "development" deployments').replace(' Nothing was sent.', ''), 'environment');
+      if (input.environment === 'development') throw new InputError(NO_DEVELOPMENT_DEPLOYMENTS, 'environment');
       const entries: Array<[string, string | undefined]> = [
         ['projectId', input.project?.trim()],
         ['target', input.environment],

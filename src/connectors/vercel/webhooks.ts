@@ -131,7 +131,7 @@ const NO_PUBLIC_URL =
   'or set config.secret to the signing secret of a webhook you manage in Vercel (for an integration, its Client Secret) and point it at the webhook URL this answer then gives.';
 
 function refusedMessage(error: ProviderError, webhookUrl: string): string {
-  const why = [error.status, error.code, error.providerMessage].filter(Boolean).join(' ');
+  const why = `${error.status}${error.code ? ` ${error.code}` : ''}${error.providerMessage ? `: ${error.providerMessage}` : ''}`;
   return (
     `Vercel refused to create the webhook (${why}) for ${webhookUrl}: account webhooks need a Pro or Enterprise team and a token that can manage it ` +
     '(a team-scoped account: switchboard accounts add vercel). Either connect such an account and create the trigger again, ' +
@@ -195,7 +195,7 @@ async function removeWebhook(api: Api, id: string): Promise<void> {
 
 async function teardown({ trigger, api }: { trigger: Trigger; api: Api }): Promise<void> {
   const id = trigger.providerRefs.webhookId;
-  
+  if (typeof id === 'string' && id) await removeWebhook(api, id);
 }
 
 function deploymentKind(outcome: Outcome, description: string): TriggerKind {
