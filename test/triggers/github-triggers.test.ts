@@ -2,16 +2,14 @@ import { sign } from '@octokit/webhooks-methods';
 import * as z from 'zod/v4';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
 import { SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { addNotification, emitWebhook, hookSide, settleWebhooks } from '../../src/sandbox/github.hooks.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { Runner } from '../../src/triggers/runner.js';
-import { webhookRoutes } from '../../src/triggers/webhooks.js';
 import { startHarness, type Harness } from '../harness.js';
 
 let h: Harness;
-let listener: HttpListener;
+let publicUrl: string;
 let runner: Runner;
 const REPO = 'sbx-octocat/hello-world';
 const TARGET = { owner: 'sbx-octocat', repo: 'hello-world' };
@@ -23,32 +21,24 @@ const EventNotification = z.object({
 const notified: Array<z.infer<typeof EventNotification>['params']> = [];
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ listen: true });
+  publicUrl = h.listenerUrl!;
   const logger = createLogger({ level: 'error' });
-  listener = await startHttpListener({
-    host: '127.0.0.1',
-    port: 0,
-    routes: webhookRoutes({ store: h.store, kinds: TRIGGER_KINDS, log: h.deps.triggers!.log, logger }),
-    logger,
-    version: 'test',
-  });
-  h.deps.triggers!.publicUrl = listener.url;
   runner = new Runner({ store: h.store, kinds: TRIGGER_KINDS, log: h.deps.triggers!.log, deps: h.deps, logger, tickMs: 20 });
   await runner.start();
   h.client.setNotificationHandler(EventNotification, (n) => void notified.push(n.params));
 });
 afterAll(async () => {
   await runner.stop();
-  await listener.close();
   await h.close();
 });
 beforeEach(() => {
-  h.deps.triggers!.publicUrl = listener.url;
+  h.deps.triggers!.publicUrl = publicUrl;
   h.sandbox.servers.github.reset();
 });
 // A failed test leaves nothing behind for the next one.
 afterEach(async () => {
-  h.deps.triggers!.publicUrl = listener.url;
+  h.deps.triggers!.publicUrl = publicUrl;
   for (const t of await h.store.triggers.list()) if (t.kind.startsWith('github.')) await h.call('triggers_delete', { id: t.id });
   hooks().length = 0;
 });
@@ -81,7 +71,7 @@ async function openIssue(title: string, labels: string[] = []) {
 }
 
 async function post(hookId: string, event: string, body: string, headers: Record<string, string>): Promise<Response> {
-  return fetch(`${listener.url}/webhooks/github/${hookId}`, {
+  return fetch(`${publicUrl}/webhooks/github/${hookId}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-github-event': event, 'user-agent': 'GitHub-Hookshot/test', ...headers },
     body,
@@ -110,7 +100,7 @@ describe('GitHub webhook triggers, end to end through the sandbox', () => {
     expect(hookId).toMatch(/^hk_[0-9a-f]+$/);
     expect(hook!.events).toEqual(['issues']);
     expect(hook!.active).toBe(true);
-    expect(hook!.config).toMatchObject({ content_type: 'json', insecure_ssl: '0', url: `${listener.url}/webhooks/github/${hookId}` });
+    expect(hook!.config).toMatchObject({ content_type: 'json', insecure_ssl: '0', url: `${publicUrl}/webhooks/github/${hookId}` });
     expect(hook!.config.secret).toBe(await h.store.hooks.secret(hookId));
     expect(hook!.config.secret!.length).toBeGreaterThanOrEqual(32);
     const [sent] = requests('POST', /^\/repos\/sbx-octocat\/hello-world\/hooks$/);
