@@ -14,6 +14,7 @@ import { mailTools } from './outlook/mail.tools.js';
 import { sales } from './sales/connector.js';
 import { salesTools } from './sales/tools.js';
 import { vercel } from './vercel/connector.js';
+import { vercelTools } from './vercel/tools.js';
 
 export const CONNECTORS: Record<Provider, Connector> = { outlook, sales, github, vercel };
 
@@ -32,6 +33,7 @@ export function connectorTools(options: { readOnly: boolean; toolsets?: Provider
     ...pullsTools,
     ...workflowsTools,
     ...salesTools,
+    ...vercelTools,
     apiCallTool(outlook, { pathField: 'endpoint', methods: ALL_METHODS, headers: true, example: '/me/messages?$top=5', readOnly }),
     apiCallTool(sales, { pathField: 'endpoint', methods: ['GET', 'POST'], headers: false, example: '/person', readOnly }),
     apiCallTool(github, {

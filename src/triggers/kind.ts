@@ -57,6 +57,8 @@ export interface SetupContext {
 }
 
 export interface SetupResult {
+  /** The config to store, when set-up took something out of it (a secret goes to `secrets` instead). */
+  config?: Record<string, unknown>;
   providerRefs?: Record<string, unknown>;
   secrets?: TriggerSecrets;
   state?: Record<string, unknown>;

@@ -62,7 +62,9 @@ export const triggersCreate = defineTool({
       config: z
         .record(z.string(), z.unknown())
         .optional()
-        .describe('outlook.new_email: {folder?, mailbox?, filter? e.g. "from:*@acme.com AND subject:invoice", poll_interval_seconds? >=10}'),
+        .describe(
+          'outlook.new_email: {folder?, mailbox?, filter? e.g. "from:*@acme.com AND subject:invoice", poll_interval_seconds?}; github.*: {repo: "owner/name" or org, ...}; vercel.*: {project, environment?, secret?}',
+        ),
       forward_url: z.string().optional().describe('Also POST each event here as JSON, signed with HMAC-SHA256 (X-Switchboard-Signature-256)'),
     })
     .strict(),
@@ -96,7 +98,7 @@ export const triggersCreate = defineTool({
       id,
       kind: kind.kind,
       accountId: account.id,
-      config,
+      config: setup?.config ?? config,
       forwardUrl,
       secrets: forwardSecret || setup?.secrets ? { ...setup?.secrets, ...(forwardSecret ? { forward: forwardSecret } : {}) } : undefined,
       providerRefs: setup?.providerRefs,

@@ -145,12 +145,12 @@ async function setup(outcome: Outcome, ctx: SetupContext): Promise<SetupResult> 
   const webhookUrl = ctx.publicUrl ? ctx.publicUrl.replace(/\/+$/, '') + path : undefined;
   const env = cfg.environment ? ` to ${cfg.environment}` : '';
   if (cfg.secret !== undefined) {
-    const secret = cfg.secret;
     // Kept encrypted with the trigger's secrets, never in its config, which triggers_list shows.
-    delete ctx.config.secret;
+    const { secret, ...stored } = cfg;
     const where = webhookUrl ?? `<public URL of this server>${path}`;
     const note = webhookUrl ? '' : ' This server has no public URL yet: start it with --public-url so Vercel can reach it.';
     return {
+      config: stored,
       secrets: { webhook: secret },
       providerRefs: { manual: true },
       next: `${manualSteps(outcome, cfg, where)}${note} Each ${outcome} deployment of ${cfg.project}${env} is then an event; deliveries with another signature are refused.`,
