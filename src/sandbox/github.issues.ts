@@ -21,6 +21,13 @@ import {
   type Ctx,
 } from './github.render.js';
 import { isObject } from './util.js';
+import { emitWebhook } from './github.hooks.js';
+
+/** Tells the hooks registered at the sandbox, as GitHub does after a change (delivered in the background). */
+function notify(ctx: Parameters<typeof renderRepo>[0], repo: GhRepo, event: string, payload: Record<string, unknown>): void {
+  if (!ctx.state.webhooksOnChange) return;
+  void emitWebhook(ctx.state, { owner: repo.owner, repo: repo.name }, event, { ...payload, repository: renderRepo(ctx, repo), sender: simpleUser(ctx, ctx.state.login) });
+}
 
 /** Issues, comments, assignees and collaborators (pull requests are in github.pulls.ts). */
 
@@ -127,6 +134,7 @@ export function issueRoutes(state: GithubState): Routes {
       };
       repo.issues.push(issue);
       const rendered = renderIssue(ctx, repo, issue);
+      notify(ctx, repo, 'issues', { action: 'opened', issue: rendered });
       return { status: 201, body: rendered, headers: { location: rendered.url } };
     },
     'GET /repos/:owner/:repo/issues/:number': (req) => {
@@ -172,6 +180,7 @@ export function issueRoutes(state: GithubState): Routes {
       repo.comments.push(c);
       issue.updated_at = when;
       const rendered = renderComment(ctx, repo, c);
+      notify(ctx, repo, 'issue_comment', { action: 'created', issue: renderIssue(ctx, repo, issue), comment: rendered });
       return { status: 201, body: rendered, headers: { location: rendered.url } };
     },
     'GET /repos/:owner/:repo/assignees': (req) => {

@@ -159,6 +159,8 @@ export interface GithubState {
   repos: GhRepo[];
   rateLimits: Record<'core' | 'search' | 'graphql' | 'unauthenticated', RateBucket>;
   seq: number;
+  /** Whether changes made through the API send webhook deliveries (tests that deliver by hand turn it off). */
+  webhooksOnChange: boolean;
 }
 
 export const GITHUB_SAMPLE_TOKEN = 'sbx-github-token-0001';
@@ -170,6 +172,7 @@ export function createGithubState(): GithubState {
     tokens: new Set([GITHUB_SAMPLE_TOKEN]),
     scopes: ['gist', 'project', 'read:org', 'repo', 'workflow'],
     login: 'sbx-octocat',
+    webhooksOnChange: true,
     users: structuredClone(USERS),
     orgs: structuredClone(ORGS),
     repos: seedRepos(),

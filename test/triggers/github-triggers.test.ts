@@ -22,6 +22,8 @@ const notified: Array<z.infer<typeof EventNotification>['params']> = [];
 
 beforeAll(async () => {
   h = await startHarness({ listen: true });
+  // These tests send each delivery by hand.
+  h.sandbox.states.github.webhooksOnChange = false;
   publicUrl = h.listenerUrl!;
   const logger = createLogger({ level: 'error' });
   runner = new Runner({ store: h.store, kinds: TRIGGER_KINDS, log: h.deps.triggers!.log, deps: h.deps, logger, tickMs: 20 });
