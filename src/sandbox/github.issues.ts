@@ -24,7 +24,7 @@ import { isObject } from './util.js';
 import { emitWebhook } from './github.hooks.js';
 
 /** Tells the hooks registered at the sandbox, as GitHub does after a change (delivered in the background). */
-function notify(ctx: Parameters<typeof renderRepo>[0], repo: GhRepo, event: string, payload: Record<string, unknown>): void {
+export function notify(ctx: Parameters<typeof renderRepo>[0], repo: GhRepo, event: string, payload: Record<string, unknown>): void {
   if (!ctx.state.webhooksOnChange) return;
   void emitWebhook(ctx.state, { owner: repo.owner, repo: repo.name }, event, { ...payload, repository: renderRepo(ctx, repo), sender: simpleUser(ctx, ctx.state.login) });
 }
@@ -145,6 +145,7 @@ export function issueRoutes(state: GithubState): Routes {
       const { ctx, repo } = at(req);
       const issue = findIssue(repo, req.params.number!);
       const b = body(req);
+      const before = { title: issue.title, body: issue.body, labels: [...issue.labels], state: issue.state };
       if (b.state !== undefined && b.state !== 'open' && b.state !== 'closed') throw validationFailed([{ resource: 'Issue', code: 'invalid', field: 'state' }], DOC.issue);
       if (b.state_reason !== undefined && b.state_reason !== null && !['completed', 'not_planned', 'reopened', 'duplicate'].includes(b.state_reason)) {
         throw validationFailed([{ resource: 'Issue', code: 'invalid', field: 'state_reason' }], DOC.issue);
@@ -162,7 +163,17 @@ export function issueRoutes(state: GithubState): Routes {
         if (issue.pull) issue.pull.head_sha = null;
       } else if (b.state_reason !== undefined && issue.state === 'closed' && !issue.pull) issue.state_reason = b.state_reason;
       issue.updated_at = nowIso();
-      return { status: 200, body: renderIssue(ctx, repo, issue) };
+      const rendered = renderIssue(ctx, repo, issue);
+      if (!issue.pull) {
+        const event = (action: string, extra: Record<string, unknown> = {}) => notify(ctx, repo, 'issues', { action, issue: rendered, ...extra });
+        if (before.title !== issue.title || before.body !== issue.body) {
+          event('edited', { changes: { ...(before.title !== issue.title ? { title: { from: before.title } } : {}), ...(before.body !== issue.body ? { body: { from: before.body } } : {}) } });
+        }
+        for (const name of issue.labels.filter((l) => !before.labels.includes(l))) event('labeled', { label: { name } });
+        for (const name of before.labels.filter((l) => !issue.labels.includes(l))) event('unlabeled', { label: { name } });
+        if (before.state !== issue.state) event(issue.state === 'closed' ? 'closed' : 'reopened');
+      }
+      return { status: 200, body: rendered };
     },
     'GET /repos/:owner/:repo/issues/:number/comments': (req) => {
       const { ctx, repo } = at(req);

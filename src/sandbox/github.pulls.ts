@@ -21,6 +21,7 @@ import {
   validationFailed,
   type Ctx,
 } from './github.render.js';
+import { notify } from './github.issues.js';
 import { isObject } from './util.js';
 
 /** Pull requests: list, create, update, merge, reviewers and reviews. */
@@ -160,6 +161,7 @@ export function pullRoutes(state: GithubState): Routes {
       issue.pull = { head: headBranch!, base: b.base, draft: b.draft === true, merged_at: null, merged_by: null, merge_commit_sha: null, head_sha: null, requested_reviewers: [], reviews: [], maintainer_can_modify: b.maintainer_can_modify !== false };
       if (!fromIssue) repo.issues.push(issue);
       const rendered = renderPull(ctx, repo, issue, true);
+      notify(ctx, repo, 'pull_request', { action: 'opened', number: issue.number, pull_request: rendered });
       return { status: 201, body: rendered, headers: { location: rendered.url } };
     },
     'GET /repos/:owner/:repo/pulls/:number': (req) => {

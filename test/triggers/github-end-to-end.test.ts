@@ -32,6 +32,13 @@ describe('a GitHub trigger end to end', () => {
     expect(events.events[0].summary).toMatch(/Login fails on Safari/);
     expect(seen.some((n) => n.triggerId === triggerId && n.kind === 'github.new_issue')).toBe(true);
 
+    // Closing it through the tool is an updated issue (state), not a new one.
+    const updated = await h.ok('triggers_create', { kind: 'github.updated_issue', config: { repo: 'sbx-octocat/hello-world' } });
+    await h.ok('github_update_issue', { owner: 'sbx-octocat', repo: 'hello-world', issue_number: issue.number, state: 'closed' });
+    await settleWebhooks(h.sandbox.states.github);
+    const changes = await h.ok('events_next', { triggers: [updated.trigger.id], cursor: '0' });
+    expect(changes.events.map((e: { summary: string }) => e.summary)).toEqual([expect.stringMatching(/closed/)]);
+
     // A comment is not a new issue: the trigger stays quiet.
     await h.ok('github_create_issue_comment', { owner: 'sbx-octocat', repo: 'hello-world', issue_number: issue.number, body: 'Same on iOS' });
     await settleWebhooks(h.sandbox.states.github);
