@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { addAccount, checkProvider, formatAccounts, listAccounts, removeAccount } from './accounts/commands.js';
 import { loadConfig, type Config, type Flags } from './config.js';
-import { formatTriggers, runTriggerTool, tailEvents } from './triggers/commands.js';
+import { formatTriggers, runTriggerTool, setWebhookSecret, tailEvents } from './triggers/commands.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
 import { serve, VERSION } from './serve.js';
 
@@ -17,6 +17,7 @@ Usage:
   switchboard triggers list [--json]
   switchboard triggers add <kind> [--account L] [--filter F] [--folder F] [--interval S] [--forward-url URL] [--config JSON]
   switchboard triggers remove <id>
+  switchboard triggers secret <id> --secret-stdin      (a webhook secret you set up at the provider)
   switchboard events tail [--trigger ID] [--json] [--exec CMD] [--consumer NAME]
 
 serve speaks MCP over stdio; with --http, Streamable HTTP at /mcp. --sandbox runs local stand-in providers
@@ -38,6 +39,7 @@ const OPTIONS = {
   dialect: { type: 'string' },
   'token-stdin': { type: 'boolean' },
   'api-key-stdin': { type: 'boolean' },
+  'secret-stdin': { type: 'boolean' },
   json: { type: 'boolean' },
   account: { type: 'string' },
   filter: { type: 'string' },
@@ -134,6 +136,13 @@ async function triggersCommand(config: Config, sub: string | undefined, arg: str
     await runTriggerTool(config, 'delete', { id: arg });
     return print(`Removed trigger ${arg}; it delivers no more events.`);
   }
+  if (sub === 'secret') {
+    if (!arg || !values['secret-stdin']) throw new InputError('Pipe the secret in: printf %s "$SECRET" | switchboard triggers secret <id> --secret-stdin');
+    const secret = (await readStdin()).trim();
+    if (secret.length < 8) throw new InputError('The secret on standard input is empty or shorter than 8 characters.');
+    await setWebhookSecret(config, arg, secret);
+    return print(`Stored the webhook secret of trigger ${arg}; its deliveries are now verified with it.`);
+  }
   if (sub === 'add') {
     if (!arg) throw new InputError('Name the trigger kind: switchboard triggers add outlook.new_email.');
     let extra: Record<string, unknown> = {};
@@ -155,7 +164,7 @@ async function triggersCommand(config: Config, sub: string | undefined, arg: str
     if (values.json) return print(JSON.stringify(result, null, 2));
     return print(`Created trigger ${result.trigger.id}. ${result.next}${result.forward_secret ? `\nForward signing secret (shown once): ${result.forward_secret}` : ''}`);
   }
-  throw new InputError(`Unknown triggers command "${sub ?? ''}": use add, list or remove.`);
+  throw new InputError(`Unknown triggers command "${sub ?? ''}": use add, list, remove or secret.`);
 }
 
 function print(text: string): number {

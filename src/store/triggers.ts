@@ -138,6 +138,10 @@ export class SqliteTriggerStore implements TriggerStore {
     return row?.secret_enc ? JSON.parse(decryptSecret(this.key, row.secret_enc, id)) : {};
   }
 
+  async setSecrets(id: string, secrets: TriggerSecrets): Promise<void> {
+    this.db.prepare('UPDATE triggers SET secret_enc = ? WHERE id = ?').run(encryptSecret(this.key, JSON.stringify(secrets), id), id);
+  }
+
   async update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void> {
     if (patch.state) this.db.prepare('UPDATE triggers SET state_json = ? WHERE id = ?').run(JSON.stringify(patch.state), id);
     if (patch.providerRefs) this.db.prepare('UPDATE triggers SET provider_refs_json = ? WHERE id = ?').run(JSON.stringify(patch.providerRefs), id);

@@ -167,6 +167,8 @@ export interface TriggerStore {
   list(filter?: { accountId?: string; kind?: string }): Promise<Trigger[]>;
   remove(id: string): Promise<Trigger | undefined>;
   secrets(id: string): Promise<TriggerSecrets>;
+  /** Replaces the trigger's secrets (a webhook secret given after creation). */
+  setSecrets(id: string, secrets: TriggerSecrets): Promise<void>;
   update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void>;
   /** Appends the new events (a dedupe key seen before for the trigger is ignored) and the state, atomically. */
   commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]>;

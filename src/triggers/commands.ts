@@ -29,6 +29,19 @@ export async function runTriggerTool(config: Config, tool: 'create' | 'list' | '
   }
 }
 
+/** Stores a provider's webhook signing secret for a trigger created before the secret existed. */
+export async function setWebhookSecret(config: Config, triggerId: string, secret: string): Promise<void> {
+  const store = await openStore({ dataDir: config.dataDir, secretKey: config.secretKey });
+  try {
+    const trigger = await store.triggers.get(triggerId);
+    if (!trigger) throw new InputError(`No trigger "${triggerId}"; switchboard triggers list shows them.`, 'trigger');
+    if (!TRIGGER_KINDS.get(trigger.kind)?.webhook) throw new InputError(`Trigger ${triggerId} (${trigger.kind}) receives no webhooks, so it takes no secret.`, 'trigger');
+    await store.triggers.setSecrets(triggerId, { ...(await store.triggers.secrets(triggerId)), webhook: secret });
+  } finally {
+    await store.close();
+  }
+}
+
 export function formatTriggers(triggers: Array<Record<string, any>>): string {
   if (triggers.length === 0) return 'No triggers. Add one with: switchboard triggers add outlook.new_email [--filter "from:*@acme.com"]';
   const rows = triggers.map((t) => [t.id, t.kind, t.account, t.status, String(t.fired), String(t.skipped), String(t.errors), t.last_event_at ?? '-']);

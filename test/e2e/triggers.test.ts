@@ -59,6 +59,14 @@ describe('triggers from the CLI', () => {
     expect(bad.stderr).toMatch(/config\.filter: Filter error at position 12/);
   });
 
+  it('triggers secret stores a webhook secret only for webhook kinds, from stdin', async () => {
+    const r = await runCli(['triggers', 'secret', triggerId, '--secret-stdin'], { env, stdin: 'a-secret-value-123' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/receives no webhooks/);
+    const missing = await runCli(['triggers', 'secret', 'trg_0000000000000000', '--secret-stdin'], { env, stdin: 'a-secret-value-123' });
+    expect(missing.stderr).toMatch(/No trigger "trg_0000000000000000"/);
+  });
+
   it('events tail --exec runs the command once per event and resumes where it stopped', async () => {
     const out = join(dataDir, 'exec.log');
     const startTail = () =>

@@ -196,6 +196,25 @@ describe('a trigger with a webhook the user sets up (personal account, Hobby)', 
     expect((await events(id)).map((e) => e.payload.deployment_id)).toEqual([mine.id]);
   });
 
+  it('with config.manual: gives the URL first, refuses deliveries until the secret is given, then fires', async () => {
+    const r = await h.ok('triggers_create', { kind: 'vercel.deployment_completed', config: { project: 'hello-world', manual: true } });
+    const id = r.trigger.id as string;
+    expect(r.next).toContain(hookUrl(id));
+    expect(r.next).toContain(`switchboard triggers secret ${id} --secret-stdin`);
+    expect(r.trigger.config).toEqual({ project: 'hello-world' });
+    const webhook = registerWebhook(state(), { url: hookUrl(id), events: ['deployment.succeeded'], ownerId: USER_ID, secret: MANUAL_SECRET });
+    const mine = (d: { webhookId: string }) => d.webhookId === webhook.id;
+    const first = await h.ok('vercel_create_deployment', { project: 'hello-world', branch: 'main' });
+    expect((await advance(first.id, 'READY')).deliveries.filter(mine).map((x) => x.status)).toEqual([401]);
+    expect(await events(id)).toEqual([]);
+
+    // What `switchboard triggers secret` stores.
+    await h.store.triggers.setSecrets(id, { webhook: MANUAL_SECRET });
+    const second = await h.ok('vercel_create_deployment', { project: 'hello-world', branch: 'main' });
+    expect((await advance(second.id, 'READY')).deliveries.filter(mine).map((x) => x.status)).toEqual([200]);
+    expect((await events(id)).map((e) => e.payload.deployment_id)).toEqual([second.id]);
+  });
+
   it('without a public URL: refuses without a secret, and with one says where to point the webhook', async () => {
     const runtime = h.deps.triggers!;
     const saved = runtime.publicUrl;

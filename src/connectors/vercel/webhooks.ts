@@ -53,6 +53,10 @@ const config = z
       .min(8)
       .optional()
       .describe('Signing secret of a webhook you set up in Vercel yourself; only when Switchboard cannot create it (not shown again)'),
+    manual: z
+      .boolean()
+      .optional()
+      .describe('You will create the webhook in Vercel yourself and give its secret afterwards (switchboard triggers secret)'),
   })
   .strict();
 
@@ -128,7 +132,7 @@ function manualSteps(outcome: Outcome, cfg: Config, webhookUrl: string): string 
 const NO_PUBLIC_URL =
   'Vercel must reach Switchboard to deliver events, and this server has no public URL. Start it with --public-url https://your-host ' +
   '(or SWITCHBOARD_PUBLIC_URL; a tunnel to the HTTP listener works) and create the trigger again, so Switchboard creates the Vercel webhook itself; ' +
-  'or set config.secret to the signing secret of a webhook you manage in Vercel (for an integration, its Client Secret) and point it at the webhook URL this answer then gives.';
+  'or set config.secret to the signing secret of a webhook you manage in Vercel (for an integration, its Client Secret) and point it at the webhook URL this answer then gives, or set config.manual to get the URL first and give the secret afterwards.';
 
 function refusedMessage(error: ProviderError, webhookUrl: string): string {
   const why = `${error.status}${error.code ? ` ${error.code}` : ''}${error.providerMessage ? `: ${error.providerMessage}` : ''}`;
@@ -154,6 +158,18 @@ async function setup(outcome: Outcome, ctx: SetupContext): Promise<SetupResult> 
       secrets: { webhook: secret },
       providerRefs: { manual: true },
       next: `${manualSteps(outcome, cfg, where)}${note} Each ${outcome} deployment of ${cfg.project}${env} is then an event; deliveries with another signature are refused.`,
+    };
+  }
+  if (cfg.manual) {
+    // Vercel shows a dashboard webhook's secret only after its URL is entered, so the secret comes second.
+    const { manual: _manual, ...stored } = cfg;
+    const where = webhookUrl ?? `<public URL of this server>${path}`;
+    return {
+      config: stored,
+      providerRefs: { manual: true },
+      next:
+        `${manualSteps(outcome, cfg, where).replace('whose signing secret is the one you gave ', '')} Then give Switchboard the secret Vercel shows: ` +
+        `printf %s "$SECRET" | switchboard triggers secret ${ctx.triggerId} --secret-stdin. Until then deliveries are refused.`,
     };
   }
   if (!webhookUrl) throw new InputError(NO_PUBLIC_URL, 'config.secret');
