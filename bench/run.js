@@ -3,9 +3,10 @@
 import { writeFileSync } from 'node:fs';
 import { benchApiCall } from './api-call.js';
 import { benchEvents } from './events.js';
+import { benchStartup } from './startup.js';
 import { benchTokens } from './tokens.js';
 
-const results = [await benchTokens(), await benchApiCall({ calls: Number(process.env.BENCH_CALLS ?? 2000) }), await benchEvents({ events: Number(process.env.BENCH_EVENTS ?? 2000) })];
+const results = [await benchTokens(), await benchStartup(), await benchApiCall({ calls: Number(process.env.BENCH_CALLS ?? 2000) }), await benchEvents({ events: Number(process.env.BENCH_EVENTS ?? 2000) })];
 
 const lines = [
   '# Benchmark report',

@@ -9,7 +9,7 @@ import { createLogger } from './log.js';
 import { startHttpListener, type HttpListener } from './mcp/http.js';
 import { createServer, type ServerDeps } from './mcp/server.js';
 import { Redactor } from './redact.js';
-import { startSandbox, type Sandbox } from './sandbox/index.js';
+import type { Sandbox } from './sandbox/index.js';
 import { openStore } from './store/index.js';
 import type { Provider, Store } from './store/types.js';
 import type { Tool } from './tool.js';
@@ -41,6 +41,8 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
   let baseUrls = config.baseUrls;
   const dataDir = config.sandbox ? join(config.dataDir, 'sandbox') : config.dataDir;
   if (config.sandbox) {
+    // Loaded only when asked for: the stand-in providers are most of the code.
+    const { startSandbox } = await import('./sandbox/index.js');
     sandbox = await startSandbox();
     baseUrls = sandbox.baseUrls;
   }
