@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { signInFromCli } from './accounts/cli-sign-in.js';
 import { addAccount, checkProvider, formatAccounts, listAccounts, removeAccount } from './accounts/commands.js';
 import { loadConfig, type Config, type Flags } from './config.js';
 import { formatTriggers, runTriggerTool, setWebhookSecret, tailEvents } from './triggers/commands.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
 import { serve, VERSION } from './serve.js';
+import { rotateSecrets } from './store/rotate.js';
+import type { Provider } from './store/types.js';
 
 const HELP = `switchboard ${VERSION}: an MCP server for Outlook, GitHub, Vercel and a sales-intelligence API
 
@@ -12,6 +15,8 @@ Usage:
   switchboard serve [--http] [--host 127.0.0.1] [--port 8765] [--public-url URL] [--sandbox]
                     [--toolsets outlook,sales,github,vercel] [--read-only] [--data-dir DIR]
   switchboard accounts add <outlook|sales|github|vercel> [--label L] (--token-stdin | --api-key-stdin) [--team ID] [--groups G,...] [--dialect spec|v2]
+  switchboard accounts add <outlook|github> --device [--label L] [--groups G,...]     (sign in with a code on another device)
+  switchboard accounts add <outlook|github|vercel> --browser [--label L] [--groups G,...]   (sign in in a browser on this machine)
   switchboard accounts list [--json]
   switchboard accounts remove <id|label>
   switchboard triggers list [--json]
@@ -19,6 +24,8 @@ Usage:
   switchboard triggers remove <id>
   switchboard triggers secret <id> --secret-stdin      (a webhook secret you set up at the provider)
   switchboard events tail [--trigger ID] [--json] [--exec CMD] [--consumer NAME]
+  switchboard secrets rotate [--force]      (re-encrypts every stored secret under a new key: a new key file,
+                                             or SWITCHBOARD_NEW_SECRET_KEY when set)
 
 serve speaks MCP over stdio; with --http, Streamable HTTP at /mcp. --sandbox runs local stand-in providers
 with sample accounts. Secrets are read from standard input, never from arguments.`;
@@ -38,6 +45,8 @@ const OPTIONS = {
   groups: { type: 'string' },
   dialect: { type: 'string' },
   'token-stdin': { type: 'boolean' },
+  device: { type: 'boolean' },
+  browser: { type: 'boolean' },
   'api-key-stdin': { type: 'boolean' },
   'secret-stdin': { type: 'boolean' },
   json: { type: 'boolean' },
@@ -50,6 +59,7 @@ const OPTIONS = {
   trigger: { type: 'string' },
   exec: { type: 'string' },
   consumer: { type: 'string' },
+  force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -85,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
     }
     if (sub === 'add') {
       const provider = checkProvider(arg);
+      if (values.device || values.browser) return signInCommand(config, provider, values);
       const wantsKey = provider === 'sales';
       if (wantsKey ? !values['api-key-stdin'] : !values['token-stdin']) {
         throw new InputError(
@@ -109,6 +120,15 @@ async function main(argv: string[]): Promise<number> {
     throw new InputError(`Unknown accounts command "${sub ?? ''}": use add, list or remove.`);
   }
   if (command === 'triggers') return triggersCommand(config, sub, arg, values);
+  if (command === 'secrets' && sub === 'rotate') {
+    const r = await rotateSecrets({ dataDir: config.dataDir, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: values.force });
+    const counts = `Re-encrypted ${r.accounts} account, ${r.triggers} trigger and ${r.hooks} webhook secret(s) under a new key, in one transaction.`;
+    if (r.newKeyIn === 'keyFile') return print(`${counts}\nThe new key is in ${r.keyFile} (the old key is gone); keep a backup of that file.`);
+    return print(
+      `${counts}\nSet SWITCHBOARD_SECRET_KEY to the value of SWITCHBOARD_NEW_SECRET_KEY before starting Switchboard again.` +
+        (r.staleKeyFile ? `\nThe key file ${r.staleKeyFile} holds the old key and is no longer used: delete it once SWITCHBOARD_SECRET_KEY is set.` : ''),
+    );
+  }
   if (command === 'events' && sub === 'tail') {
     const stop = new AbortController();
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
@@ -124,6 +144,22 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   throw new InputError(`Unknown command "${[command, sub].filter(Boolean).join(' ')}". Run switchboard --help.`);
+}
+
+async function signInCommand(config: Config, provider: Provider, values: Record<string, any>): Promise<number> {
+  if (values.device && values.browser) throw new InputError('Choose one way to sign in: --device or --browser.');
+  if (values['token-stdin'] || values['api-key-stdin']) throw new InputError('--device and --browser sign in; they do not read a token from standard input.');
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const account = await signInFromCli(config, provider, {
+    mode: values.device ? 'device' : 'browser',
+    label: values.label,
+    groups: values.groups?.split(',').map((g: string) => g.trim()).filter(Boolean),
+    say: (line) => process.stderr.write(line + '\n'),
+    signal: stop.signal,
+  });
+  const groups = account.groups.length ? ` with ${account.groups.join(', ')}` : '';
+  return print(`Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''} as ${account.id}${groups}${account.isDefault ? ', the default' : ''}.`);
 }
 
 async function triggersCommand(config: Config, sub: string | undefined, arg: string | undefined, values: Record<string, any>): Promise<number> {

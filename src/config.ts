@@ -15,6 +15,27 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Days a paid sales lookup is answered from the local cache. */
   salesCacheDays: number;
+  /** The OAuth apps Switchboard signs in with, per provider; in sandbox mode `serve` replaces them with the sandbox's. */
+  oauth: Record<OAuthProvider, OAuthSettings>;
+  /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
+  newSecretKey?: string;
+}
+
+export const OAUTH_PROVIDERS = ['outlook', 'github', 'vercel'] as const;
+export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
+
+/** One provider's OAuth app and authorization server. Endpoints are the provider's paths under `url`. */
+export interface OAuthSettings {
+  /** SWITCHBOARD_<P>_OAUTH_URL: the authorization server's base (Outlook: ends in the tenant's /oauth2/v2.0). */
+  url: string;
+  /** Where the browser signs in when that is not under `url` (Vercel: the integration's install page). */
+  authorizeUrl?: string;
+  /** SWITCHBOARD_<P>_CLIENT_ID: the app registration's client id. */
+  clientId?: string;
+  /** SWITCHBOARD_<P>_CLIENT_SECRET, for providers that want one (GitHub web flow, Vercel); never logged. */
+  clientSecret?: string;
+  /** Outlook: common, organizations, consumers, or a tenant id or domain (SWITCHBOARD_OUTLOOK_TENANT). */
+  tenant?: string;
 }
 
 /** Flags as parsed from argv; every one is optional. */
@@ -61,6 +82,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
   }
   return {
     salesCacheDays,
+    oauth: loadOAuth(env),
+    newSecretKey: env.SWITCHBOARD_NEW_SECRET_KEY || undefined,
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,
     baseUrls,
     http: {
@@ -76,6 +99,44 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     transport: flags.http ? 'http' : 'stdio',
     logLevel: logLevel as Config['logLevel'],
   };
+}
+
+const TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]{0,99}$/;
+const INTEGRATION_SLUG = /^[a-z0-9][a-z0-9-]{0,99}$/;
+
+function loadOAuth(env: Record<string, string | undefined>): Record<OAuthProvider, OAuthSettings> {
+  const tenant = env.SWITCHBOARD_OUTLOOK_TENANT?.trim() || 'common';
+  if (!TENANT.test(tenant)) {
+    throw new InputError(
+      `SWITCHBOARD_OUTLOOK_TENANT must be common, organizations, consumers, or a tenant id or domain, not "${tenant}".`,
+      'SWITCHBOARD_OUTLOOK_TENANT',
+    );
+  }
+  const slug = env.SWITCHBOARD_VERCEL_INTEGRATION_SLUG?.trim();
+  if (slug && !INTEGRATION_SLUG.test(slug)) {
+    throw new InputError(`SWITCHBOARD_VERCEL_INTEGRATION_SLUG must be the integration's URL slug (a-z, 0-9, -), not "${slug}".`, 'SWITCHBOARD_VERCEL_INTEGRATION_SLUG');
+  }
+  const defaults: Record<OAuthProvider, OAuthSettings> = {
+    outlook: { url: `https://login.microsoftonline.com/${tenant}/oauth2/v2.0`, tenant },
+    github: { url: 'https://github.com' },
+    // Vercel integrations sign in on their install page and exchange the code at /v2/oauth/access_token.
+    vercel: { url: 'https://api.vercel.com/v2/oauth', authorizeUrl: slug ? `https://vercel.com/integrations/${slug}/new` : undefined },
+  };
+  const out = {} as Record<OAuthProvider, OAuthSettings>;
+  for (const p of OAUTH_PROVIDERS) {
+    const name = `SWITCHBOARD_${p.toUpperCase()}`;
+    const url = env[`${name}_OAUTH_URL`];
+    const base = url ? checkUrl(url, `${name}_OAUTH_URL`) : defaults[p].url;
+    out[p] = {
+      ...defaults[p],
+      url: base,
+      // An overridden Vercel server (the sandbox) serves its sign-in page at <url>/authorize.
+      ...(p === 'vercel' && url && !slug ? { authorizeUrl: `${base}/authorize` } : {}),
+      clientId: env[`${name}_CLIENT_ID`]?.trim() || undefined,
+      clientSecret: env[`${name}_CLIENT_SECRET`]?.trim() || undefined,
+    };
+  }
+  return out;
 }
 
 function parseToolsets(value: string | undefined): Provider[] | undefined {

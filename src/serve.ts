@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Agent } from 'undici';
 import { ResponseCache } from './http/client.js';
+import { TokenRefresher } from './accounts/refresh.js';
+import { createSignIn } from './accounts/sign-in.js';
 import { accountsList } from './accounts/tools.js';
 import type { Config } from './config.js';
 import { connectorTools } from './connectors/index.js';
@@ -18,6 +20,7 @@ import { TRIGGER_KINDS } from './triggers/kinds.js';
 import { Runner } from './triggers/runner.js';
 import { triggerTools } from './triggers/tools.js';
 import { webhookRoutes } from './triggers/webhooks.js';
+import { webRoutes } from './web/index.js';
 
 export const VERSION = '0.1.0';
 
@@ -50,6 +53,8 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
   if (sandbox) await seedSandboxAccounts(store, sandbox);
 
   const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 30_000 });
+  // In sandbox mode the sandbox's authorization servers and client ids replace the configured ones.
+  const oauth = sandbox ? sandbox.oauthSettings : config.oauth;
   const log = new EventLog(store.events);
   await log.start();
   let runner: Runner | undefined;
@@ -62,6 +67,8 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     dispatcher,
     cache: new ResponseCache(),
     salesCacheDays: config.salesCacheDays,
+    signIn: createSignIn({ store, baseUrls, oauth, dispatcher, redactor }),
+    tokens: new TokenRefresher({ store, oauth, redactor, logger }),
     logger,
     version: VERSION,
     tools: buildTools({ readOnly: config.readOnly, toolsets: config.toolsets }),
@@ -84,7 +91,7 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
 
   let listener: HttpListener | undefined;
   const listenerOptions = {
-    routes: webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }),
+    routes: [...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger })],
     host: config.http.host,
     port: config.http.port,
     publicUrl: config.http.publicUrl,
@@ -149,6 +156,8 @@ function printSandboxBanner(sandbox: Sandbox, endpoint: string): void {
     `  MCP endpoint: ${endpoint}`,
     ...Object.entries(sandbox.baseUrls).map(([p, url]) => `  ${p.padEnd(8)} sandbox at ${url}`),
     '  Accounts: one sample account per provider (accounts_list shows them).',
+    `  Sign-in: sandbox authorization servers for outlook (${sandbox.oauthSettings.outlook.url}), github (${sandbox.oauthSettings.github.url}) ` +
+      `and vercel (${sandbox.oauthSettings.vercel.url}); device codes are approved at ${sandbox.servers.outlook.url}/devicelogin and ${sandbox.servers.github.url}/login/device.`,
     `  New email for triggers: curl -X POST ${sandbox.servers.outlook.url}/_sandbox/outlook/deliver -H 'content-type: application/json' -d '{"subject":"Hello","from":{"address":"dana@acme.com"}}'`,
     endpoint === 'stdio'
       ? '  Try it: npx @modelcontextprotocol/inspector --cli node dist/cli.js serve --sandbox --method tools/list'

@@ -4,6 +4,8 @@ import * as z from 'zod/v4';
 import { InputError } from './errors.js';
 import { createApi, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
+import type { TokenProvider } from './accounts/refresh.js';
+import type { SignInApi } from './accounts/sign-in.js';
 import type { Redactor } from './redact.js';
 import type { Account, AccountSecret, Provider, Store } from './store/types.js';
 import type { EventLog } from './triggers/event-log.js';
@@ -33,6 +35,10 @@ export interface ToolDeps {
   cache?: ResponseCache;
   /** Days a paid sales lookup is answered from the local cache (default 30). */
   salesCacheDays?: number;
+  /** Browser sign-in (pop-up on the Integrations page); absent where OAuth is not set up. */
+  signIn?: SignInApi;
+  /** Refreshes OAuth access tokens before expiry and after a 401; without it tokens are sent as stored. */
+  tokens?: TokenProvider;
 }
 
 export interface CallContext {
@@ -120,7 +126,7 @@ export interface ConnectorSpec {
 export interface Connector extends ConnectorSpec {
   tool<I extends ObjectSchema, O extends ObjectSchema>(def: ToolDefinition<I, O, AccountContext>): Tool;
   /** An API client bound to one account. */
-  api(account: Account, secret: AccountSecret, deps: Pick<ToolDeps, 'baseUrls' | 'dispatcher' | 'retry' | 'cache'>, signal?: AbortSignal): Api;
+  api(account: Account, secret: AccountSecret, deps: Pick<ToolDeps, 'baseUrls' | 'dispatcher' | 'retry' | 'cache' | 'tokens'>, signal?: AbortSignal): Api;
 }
 
 /**
@@ -131,12 +137,27 @@ export function defineConnector(spec: ConnectorSpec): Connector {
   const connector: Connector = {
     ...spec,
     api(account, secret, deps, signal) {
+      // An OAuth token is refreshed shortly before it expires, and once after a 401.
+      const tokens = deps.tokens;
+      let current = secret;
       return createApi({
         connector: spec.id,
         baseUrl: deps.baseUrls[spec.id] ?? spec.baseUrl,
         defaultHeaders: spec.defaultHeaders,
         defaultQuery: spec.defaultQuery?.(account),
-        auth: () => spec.auth(secret, account),
+        auth: async () => {
+          if (tokens) current = await tokens.fresh(account, current, signal);
+          return spec.auth(current, account);
+        },
+        onUnauthorized:
+          tokens && secret.kind === 'oauth'
+            ? async () => {
+                const renewed = await tokens.renew(account, current, signal);
+                if (!renewed) return false;
+                current = renewed;
+                return true;
+              }
+            : undefined,
         dispatcher: deps.dispatcher,
         retry: deps.retry,
         signal,

@@ -37,3 +37,36 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env, flags)).toThrow(message);
   });
 });
+
+describe('OAuth settings', () => {
+  it('defaults to the real authorization servers, tenant common, and no client ids', () => {
+    const { oauth } = loadConfig({});
+    expect(oauth.outlook).toEqual({ url: 'https://login.microsoftonline.com/common/oauth2/v2.0', tenant: 'common', clientId: undefined, clientSecret: undefined });
+    expect(oauth.github).toEqual({ url: 'https://github.com', clientId: undefined, clientSecret: undefined });
+    expect(oauth.vercel).toMatchObject({ url: 'https://api.vercel.com/v2/oauth', authorizeUrl: undefined });
+  });
+
+  it('reads the tenant, client ids and secrets, the integration slug and overridden servers', () => {
+    const { oauth } = loadConfig({
+      SWITCHBOARD_OUTLOOK_TENANT: 'consumers',
+      SWITCHBOARD_OUTLOOK_CLIENT_ID: ' 11111111-2222-3333-4444-555555555555 ',
+      SWITCHBOARD_GITHUB_CLIENT_ID: 'Iv1.abc',
+      SWITCHBOARD_GITHUB_CLIENT_SECRET: 'gh-secret',
+      SWITCHBOARD_GITHUB_OAUTH_URL: 'http://127.0.0.1:9/',
+      SWITCHBOARD_VERCEL_INTEGRATION_SLUG: 'switchboard',
+    });
+    expect(oauth.outlook).toMatchObject({ url: 'https://login.microsoftonline.com/consumers/oauth2/v2.0', clientId: '11111111-2222-3333-4444-555555555555' });
+    expect(oauth.github).toMatchObject({ url: 'http://127.0.0.1:9', clientId: 'Iv1.abc', clientSecret: 'gh-secret' });
+    expect(oauth.vercel.authorizeUrl).toBe('https://vercel.com/integrations/switchboard/new');
+    expect(loadConfig({ SWITCHBOARD_VERCEL_OAUTH_URL: 'http://127.0.0.1:7/v2/oauth' }).oauth.vercel.authorizeUrl).toBe('http://127.0.0.1:7/v2/oauth/authorize');
+    expect(loadConfig({ SWITCHBOARD_NEW_SECRET_KEY: 'next' }).newSecretKey).toBe('next');
+  });
+
+  it.each([
+    [{ SWITCHBOARD_OUTLOOK_TENANT: 'a/b' }, /SWITCHBOARD_OUTLOOK_TENANT must be common, organizations, consumers/],
+    [{ SWITCHBOARD_OUTLOOK_OAUTH_URL: 'javascript:x' }, /SWITCHBOARD_OUTLOOK_OAUTH_URL must be an http\(s\) URL/],
+    [{ SWITCHBOARD_VERCEL_INTEGRATION_SLUG: 'Bad Slug' }, /SWITCHBOARD_VERCEL_INTEGRATION_SLUG must be/],
+  ])('refuses bad OAuth settings (%j)', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
+import { TokenRefresher } from '../src/accounts/refresh.js';
 import { ResponseCache } from '../src/http/client.js';
 import { createLogger } from '../src/log.js';
 import { startHttpListener } from '../src/mcp/http.js';
@@ -84,6 +85,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ],
     retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },
     cache: new ResponseCache(),
+    tokens: new TokenRefresher({ store, oauth: sandbox.oauthSettings, redactor }),
   };
   const logger = deps.logger;
   const listener = options.listen

@@ -1,11 +1,11 @@
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Config } from '../config.js';
 import { CONNECTORS } from '../connectors/index.js';
 import { DEFAULT_OUTLOOK_GROUPS, isOutlookGroup, OUTLOOK_GROUPS } from '../connectors/outlook/common.js';
 import { InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
 import { openStore } from '../store/index.js';
-import { PROVIDERS, type Account, type AccountSecret, type Provider } from '../store/types.js';
+import { PROVIDERS, type Account, type AccountSecret, type Provider, type Store } from '../store/types.js';
 
 export function checkProvider(value: string | undefined): Provider {
   if (!value || !(PROVIDERS as readonly string[]).includes(value)) {
@@ -19,10 +19,50 @@ export async function addAccount(
   config: Config,
   input: { provider: Provider; secret: AccountSecret; label?: string; teamId?: string; groups?: string[]; dialect?: string },
 ): Promise<Account> {
-  const groups = accountGroups(input.provider, input.groups);
   const redactor = new Redactor();
-  redactor.add(input.secret.token);
-  redactor.add(input.secret.apiKey);
+  const dispatcher = new Agent({ connect: { timeout: 10_000 } });
+  try {
+    const store = await openStore({ dataDir: config.dataDir, secretKey: config.secretKey, redactor });
+    try {
+      return await connectAccount({ store, baseUrls: config.baseUrls, dispatcher, redactor }, input);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+export interface ConnectDeps {
+  store: Store;
+  baseUrls: Record<Provider, string>;
+  dispatcher?: Dispatcher;
+  redactor?: Redactor;
+}
+
+export interface ConnectInput {
+  provider: Provider;
+  secret: AccountSecret;
+  label?: string;
+  teamId?: string;
+  groups?: string[];
+  dialect?: string;
+  /** What was asked for, when the provider does not say what it granted. */
+  scopes?: string[];
+  meta?: Record<string, string>;
+  /**
+   * A sign-in: an account of the provider with this label, or without a label one with the same identity,
+   * is signed in again in place (same id, triggers and default) instead of added.
+   */
+  reconnect?: boolean;
+}
+
+/** Asks the provider who the credential belongs to, then adds the account (or reconnects it). Nothing is stored when that fails. */
+export async function connectAccount(deps: ConnectDeps, input: ConnectInput): Promise<Account> {
+  const explicitGroups = input.groups?.length ? accountGroups(input.provider, input.groups) : undefined;
+  deps.redactor?.add(input.secret.token);
+  deps.redactor?.add(input.secret.apiKey);
+  deps.redactor?.add(input.secret.refreshToken);
   const connector = CONNECTORS[input.provider];
   const draft: Account = {
     id: 'new',
@@ -33,31 +73,47 @@ export async function addAccount(
     status: 'active',
     groups: [],
     scopes: [],
-    meta: { ...(input.teamId ? { teamId: input.teamId } : {}), ...salesDialect(input.provider, input.dialect) },
+    meta: { ...(input.teamId ? { teamId: input.teamId } : {}), ...salesDialect(input.provider, input.dialect), ...input.meta },
     createdAt: new Date().toISOString(),
     lastUsedAt: null,
   };
-  const dispatcher = new Agent({ connect: { timeout: 10_000 } });
-  try {
-    const api = connector.api(draft, input.secret, { baseUrls: config.baseUrls, dispatcher });
-    const found = await connector.identify(api);
-    const store = await openStore({ dataDir: config.dataDir, secretKey: config.secretKey, redactor });
-    try {
-      return await store.accounts.add({
-        provider: input.provider,
-        label: input.label,
-        identity: found.identity,
-        scopes: found.scopes,
-        groups,
-        meta: { ...draft.meta, ...found.meta },
-        secret: input.secret,
-      });
-    } finally {
-      await store.close();
+  const api = connector.api(draft, input.secret, { baseUrls: deps.baseUrls, dispatcher: deps.dispatcher });
+  const found = await connector.identify(api);
+  const scopes = found.scopes?.length ? found.scopes : input.scopes;
+  const meta = { ...draft.meta, ...found.meta };
+  if (input.reconnect) {
+    const existing = await findToReconnect(deps.store, input.provider, input.label, found.identity);
+    if (existing) {
+      return deps.store.accounts.reconnect(existing.id, { identity: found.identity, groups: explicitGroups, scopes, meta, secret: input.secret });
     }
-  } finally {
-    await dispatcher.close();
   }
+  return deps.store.accounts.add({
+    provider: input.provider,
+    label: input.label,
+    identity: found.identity,
+    scopes,
+    groups: explicitGroups ?? accountGroups(input.provider, undefined),
+    meta,
+    secret: input.secret,
+  });
+}
+
+/** The account a sign-in renews: the one with this label (which must be the same person), else the one with this identity. */
+async function findToReconnect(store: Store, provider: Provider, label: string | undefined, identity: string | null): Promise<Account | undefined> {
+  const same = (a: Account) => !!identity && !!a.identity && a.identity.toLowerCase() === identity.toLowerCase();
+  if (label !== undefined) {
+    const byLabel = await store.accounts.find(label.trim(), provider);
+    if (!byLabel || byLabel.provider !== provider) return undefined;
+    if (byLabel.identity && !same(byLabel)) {
+      throw new InputError(
+        `The ${provider} account "${byLabel.label}" belongs to ${byLabel.identity}, but ${identity ?? 'someone else'} signed in. ` +
+          `Sign in as ${byLabel.identity} to reconnect it, or choose another --label to add a new account.`,
+        'label',
+      );
+    }
+    return byLabel;
+  }
+  return (await store.accounts.list({ provider })).find(same);
 }
 
 /** Sales accounts speak the specification's API or Lusha's current v2 API. */
@@ -69,7 +125,7 @@ function salesDialect(provider: Provider, dialect: string | undefined): Record<s
 }
 
 /** Outlook accounts record their permission groups; other providers have none. */
-function accountGroups(provider: Provider, given: string[] | undefined): string[] {
+export function accountGroups(provider: Provider, given: string[] | undefined): string[] {
   if (provider !== 'outlook') {
     if (given?.length) throw new InputError('--groups applies to Outlook accounts only.', 'groups');
     return [];

@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 
 export interface Route {
   method: string;
-  /** Exact path, or a prefix ending in '/'. */
+  /** Exact path ('/' is exact: the Integrations page), or a prefix ending in '/'. */
   path: string;
   /** Webhook and OAuth routes are reached by providers and browsers, not with the bearer token. */
   public?: boolean;
@@ -159,7 +159,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         return json(res, 200, { status: 'ok', version: options.version, sessions: sessions.size });
       }
       const route = (options.routes ?? []).find(
-        (r) => r.method === req.method && (r.path.endsWith('/') ? url.pathname.startsWith(r.path) : url.pathname === r.path),
+        (r) => r.method === req.method && (r.path.endsWith('/') && r.path !== '/' ? url.pathname.startsWith(r.path) : url.pathname === r.path),
       );
       const isMcp = options.mcp && (url.pathname === '/mcp' || url.pathname === '/sse' || url.pathname === '/messages');
       if (!route && !isMcp) return plain(res, 404, 'Not found.');

@@ -1,6 +1,8 @@
+import type { OAuthProvider, OAuthSettings } from '../config.js';
 import type { NewAccount, Provider } from '../store/types.js';
 import { GITHUB_SAMPLE_TOKEN, createGithubState, githubRoutes, type GithubState } from './github.js';
 import { OUTLOOK_SAMPLE_TOKEN, createOutlookState, outlookRoutes, type OutlookState } from './outlook.js';
+import { createOAuthSandbox, oauthRoutes, TokenSet, type OAuthSandbox } from './oauth.js';
 import { SALES_SAMPLE_KEY, createSalesState, salesRoutes, type SalesState } from './sales.js';
 import { startSandboxServer, type SandboxServer } from './server.js';
 import { VERCEL_SAMPLE_TOKEN, createVercelState, vercelRoutes, type VercelState } from './vercel.js';
@@ -12,6 +14,7 @@ export { deliverEmail, expireDeltaTokens } from './outlook.delta.js';
 export { OUTLOOK_PERSONAL_TOKEN } from './outlook.calendar.js';
 export { createSalesState, salesRoutes, type SalesState } from './sales.js';
 export { createVercelState, vercelRoutes, type VercelState } from './vercel.js';
+export { createOAuthSandbox, oauthRoutes, redirectUriRegistered, SANDBOX_OAUTH_CLIENTS, TokenSet, type OAuthSandbox, type SandboxClient } from './oauth.js';
 
 /** Bearer tokens the sample accounts use at the Graph, GitHub and Vercel sandboxes. */
 export const SANDBOX_TOKENS = {
@@ -45,6 +48,10 @@ export interface Sandbox {
   baseUrls: Record<Provider, string>;
   /** One sample account per provider, secret included, ready for `store.accounts.add`. */
   accounts: NewAccount[];
+  /** Each OAuth provider's sandbox authorization server (served by that provider's sandbox): state and controls. */
+  oauth: Record<OAuthProvider, OAuthSandbox>;
+  /** What `config.oauth` becomes against this sandbox: its endpoints and registered client ids. */
+  oauthSettings: Record<OAuthProvider, OAuthSettings>;
   close(): Promise<void>;
 }
 
@@ -94,6 +101,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     github: createGithubState(),
     vercel: createVercelState(),
   };
+  for (const p of ['outlook', 'github', 'vercel'] as const) states[p].tokens = new TokenSet(states[p].tokens);
+  const oauth: Record<OAuthProvider, OAuthSandbox> = {
+    outlook: createOAuthSandbox('outlook', states.outlook.tokens as TokenSet, SANDBOX_IDENTITIES.outlook),
+    github: createOAuthSandbox('github', states.github.tokens as TokenSet, SANDBOX_IDENTITIES.github),
+    vercel: createOAuthSandbox('vercel', states.vercel.tokens as TokenSet, SANDBOX_IDENTITIES.vercel),
+  };
   const ports = options.ports ?? {};
   const started: SandboxServer[] = [];
   try {
@@ -103,11 +116,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return server;
     };
     const servers: Record<Provider, SandboxServer> = {
-      outlook: await start('outlook', outlookRoutes(states.outlook)),
+      outlook: await start('outlook', { ...outlookRoutes(states.outlook), ...oauthRoutes(oauth.outlook) }),
       sales: await start('sales', salesRoutes(states.sales)),
-      github: await start('github', githubRoutes(states.github)),
-      vercel: await start('vercel', vercelRoutes(states.vercel)),
+      github: await start('github', { ...githubRoutes(states.github), ...oauthRoutes(oauth.github) }),
+      vercel: await start('vercel', { ...vercelRoutes(states.vercel), ...oauthRoutes(oauth.vercel) }),
     };
+    const client = (p: OAuthProvider) => ({ clientId: oauth[p].client.id, clientSecret: oauth[p].client.secret });
     return {
       servers,
       states,
@@ -118,6 +132,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         vercel: servers.vercel.url,
       },
       accounts: sandboxAccounts(),
+      oauth,
+      oauthSettings: {
+        outlook: { url: `${servers.outlook.url}/common/oauth2/v2.0`, tenant: 'common', ...client('outlook') },
+        github: { url: servers.github.url, ...client('github') },
+        vercel: { url: `${servers.vercel.url}/v2/oauth`, authorizeUrl: `${servers.vercel.url}/v2/oauth/authorize`, ...client('vercel') },
+      },
       close: async () => {
         await Promise.all(started.map((s) => s.close()));
       },

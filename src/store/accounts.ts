@@ -38,9 +38,28 @@ export function newAccountId(): string {
   return 'acc_' + Array.from(randomBytes(10), (byte) => BASE32[byte % 32]).join('');
 }
 
-export function connectCommand(provider: Provider, label?: string): string {
+/** How an account of this provider is connected: the way it was signed in before (meta.signIn), else a token or key. */
+export function connectCommand(provider: Provider, label?: string, signIn?: string): string {
   const labelFlag = label === undefined ? '' : ` --label "${label}"`;
+  if (signIn === 'device' || signIn === 'browser') return `switchboard accounts add ${provider} --${signIn}${labelFlag}`;
   return `switchboard accounts add ${provider}${labelFlag} ${provider === 'sales' ? '--api-key-stdin' : '--token-stdin'}`;
+}
+
+/** What a tool answers for an account whose credential was refused or could not be refreshed: the exact way back. */
+export function reconnectMessage(account: Pick<Account, 'id' | 'provider' | 'label' | 'meta'>): string {
+  const signIn = account.meta.signIn;
+  const head = `The ${account.provider} account "${account.label}" needs to be reconnected`;
+  if (signIn === 'device' || signIn === 'browser') {
+    return (
+      `${head}: its sign-in has expired or was revoked (status needs_reconnect). ` +
+      `Sign in again with: ${connectCommand(account.provider, account.label, signIn)} ` +
+      `(or Sign in under Add Integration on the Integrations page); the account keeps its id, triggers and settings.`
+    );
+  }
+  return (
+    `${head}: its credential was refused or has expired. ` +
+    `Remove it (switchboard accounts remove ${account.id}) and connect it again: ${connectCommand(account.provider, account.label)}.`
+  );
 }
 
 export class SqliteAccountStore implements AccountStore {
@@ -48,6 +67,8 @@ export class SqliteAccountStore implements AccountStore {
     private readonly db: Database.Database,
     private readonly key: Buffer,
     private readonly redactor?: Redactor,
+    /** Throws when the store's key changed since this connection opened (secrets rotate); called before every secret write. */
+    private readonly guard: () => void = () => undefined,
   ) {}
 
   async list(filter: { provider?: Provider; group?: string } = {}): Promise<Account[]> {
@@ -74,13 +95,15 @@ export class SqliteAccountStore implements AccountStore {
     const row = ref === undefined ? this.defaultRow(provider) : this.findRow(ref, provider);
     if (!row) throw this.missingAccount(provider, ref);
     const account = toAccount(row);
-    if (account.status === 'needs_reconnect') {
-      throw new AccountError(
-        `The ${provider} account "${account.label}" needs to be reconnected: its credential was refused or has expired. ` +
-          `Remove it (switchboard accounts remove ${account.id}) and connect it again: ${connectCommand(provider, account.label)}.`,
-      );
+    if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account));
+    let plaintext: string;
+    try {
+      plaintext = decryptSecret(this.key, row.secret_enc, row.id);
+    } catch (error) {
+      this.guard();
+      throw error;
     }
-    const secret = JSON.parse(decryptSecret(this.key, row.secret_enc, row.id)) as AccountSecret;
+    const secret = JSON.parse(plaintext) as AccountSecret;
     for (const value of [secret.token, secret.apiKey, secret.refreshToken]) this.redactor?.add(value);
     return { account, secret };
   }
@@ -92,6 +115,7 @@ export class SqliteAccountStore implements AccountStore {
     const explicitLabel = input.label === undefined ? undefined : checkLabel(input.label);
     const id = newAccountId();
     const insert = this.db.transaction((): AccountRow => {
+      this.guard();
       let label: string;
       if (explicitLabel !== undefined) {
         if (this.labelTaken(input.provider, explicitLabel)) throw this.labelCollision(input.provider, explicitLabel);
@@ -161,11 +185,36 @@ export class SqliteAccountStore implements AccountStore {
     return toAccount(setDefaultTx.immediate());
   }
 
+  /** Signs an existing account in again: new secret, identity, groups, scopes and meta; active again; same id, label and triggers. */
+  async reconnect(id: string, input: Omit<NewAccount, 'provider' | 'label'>): Promise<Account> {
+    const tx = this.db.transaction((): AccountRow => {
+      this.guard();
+      const row = this.rowById(id);
+      if (!row) throw unknownId(id);
+      const meta = { ...(JSON.parse(row.meta_json) as Record<string, string>), ...input.meta };
+      this.db
+        .prepare(
+          `UPDATE accounts SET identity = ?, groups_json = ?, scopes_json = ?, meta_json = ?, secret_enc = ?, status = 'active' WHERE id = ?`,
+        )
+        .run(
+          input.identity ?? row.identity,
+          JSON.stringify(input.groups ?? JSON.parse(row.groups_json)),
+          JSON.stringify(input.scopes ?? JSON.parse(row.scopes_json)),
+          JSON.stringify(meta),
+          encryptSecret(this.key, JSON.stringify(input.secret), id),
+          id,
+        );
+      return this.rowById(id)!;
+    });
+    return toAccount(tx.immediate());
+  }
+
   async updateSecret(id: string, secret: AccountSecret): Promise<void> {
-    const result = this.db
-      .prepare('UPDATE accounts SET secret_enc = ? WHERE id = ?')
-      .run(encryptSecret(this.key, JSON.stringify(secret), id), id);
-    if (result.changes === 0) throw unknownId(id);
+    const update = this.db.transaction(() => {
+      this.guard();
+      return this.db.prepare('UPDATE accounts SET secret_enc = ? WHERE id = ?').run(encryptSecret(this.key, JSON.stringify(secret), id), id);
+    });
+    if (update.immediate().changes === 0) throw unknownId(id);
   }
 
   async setStatus(id: string, status: AccountStatus): Promise<void> {

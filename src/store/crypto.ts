@@ -5,6 +5,8 @@ import { join } from 'node:path';
 export const KEY_FILE_NAME = 'secret.key';
 export const KEY_CHECK_PLAINTEXT = 'switchboard key check';
 export const KEY_CHECK_AAD = 'meta:key_check';
+/** The next key during `secrets rotate`: written before the re-encryption commits, renamed over the key file after. */
+export const NEXT_KEY_SUFFIX = '.next';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -55,7 +57,8 @@ export function keyFromString(secretKey: string): Buffer {
   return scryptSync(text, PASSPHRASE_SALT, KEY_BYTES);
 }
 
-function readKeyFile(keyFile: string): Buffer | undefined {
+/** The key in a key file, or undefined when the file does not exist. */
+export function readKeyFile(keyFile: string): Buffer | undefined {
   let text: string;
   try {
     text = readFileSync(keyFile, 'utf8').trim();

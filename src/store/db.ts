@@ -1,9 +1,9 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Redactor } from '../redact.js';
 import { SqliteAccountStore } from './accounts.js';
-import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, loadKey, type LoadedKey } from './crypto.js';
+import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, loadKey, NEXT_KEY_SUFFIX, readKeyFile, type LoadedKey } from './crypto.js';
 import { SqliteEventStore } from './events.js';
 import { SqliteHookStore } from './hooks.js';
 import { runMigrations } from './migrations.js';
@@ -32,14 +32,15 @@ export async function openStore(options: OpenStoreOptions): Promise<SqliteStore>
   try {
     runMigrations(db);
     restrictFileModes(dbFile);
-    const key = checkKey(db, dbFile, options);
-    const accounts = new SqliteAccountStore(db, key, options.redactor);
+    const { key, check } = checkKey(db, dbFile, options);
+    const guard = keyGuard(db, check);
+    const accounts = new SqliteAccountStore(db, key, options.redactor, guard);
     return {
       db,
       accounts,
-      triggers: new SqliteTriggerStore(db, key),
+      triggers: new SqliteTriggerStore(db, key, Date.now, guard),
       events: new SqliteEventStore(db, key),
-      hooks: new SqliteHookStore(db, key),
+      hooks: new SqliteHookStore(db, key, guard),
       async close() {
         if (db.open) db.close();
       },
@@ -72,25 +73,66 @@ function restrictFileModes(dbFile: string): void {
   }
 }
 
+export class KeyRotatedError extends Error {
+  override name = 'KeyRotatedError';
+}
+
+/**
+ * Secret writes first check that the key check is still the one this connection opened with: after
+ * `secrets rotate` a process holding the old key must not write secrets nobody can read any more.
+ */
+function keyGuard(db: Database.Database, check: string): () => void {
+  const read = db.prepare("SELECT value FROM meta WHERE key = 'key_check'");
+  return () => {
+    if ((read.get() as { value: string } | undefined)?.value !== check) {
+      throw new KeyRotatedError(
+        'The secret key of this store was changed (switchboard secrets rotate) after this process opened it; restart this Switchboard process. Nothing was written.',
+      );
+    }
+  };
+}
+
+function keyMatches(key: Buffer, check: string): boolean {
+  try {
+    return decryptSecret(key, check, KEY_CHECK_AAD) === KEY_CHECK_PLAINTEXT;
+  } catch {
+    return false;
+  }
+}
+
 /** Loads the key and proves it is the one the stored secrets were written with, before anything is written. */
-function checkKey(db: Database.Database, dbFile: string, options: OpenStoreOptions): Buffer {
+function checkKey(db: Database.Database, dbFile: string, options: OpenStoreOptions): { key: Buffer; check: string } {
   const readCheck = () => (db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get() as { value: string } | undefined)?.value;
   const existingCheck = readCheck();
-  const loaded = loadKey({ dataDir: options.dataDir, secretKey: options.secretKey, createKeyFile: existingCheck === undefined });
+  let loaded = loadKey({ dataDir: options.dataDir, secretKey: options.secretKey, createKeyFile: existingCheck === undefined });
   if (existingCheck === undefined) {
     db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('key_check', ?)").run(
       encryptSecret(loaded.key, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD),
     );
   }
   const check = existingCheck ?? readCheck()!;
-  let matches = false;
-  try {
-    matches = decryptSecret(loaded.key, check, KEY_CHECK_AAD) === KEY_CHECK_PLAINTEXT;
-  } catch {
-    matches = false;
+  if (loaded.source === 'keyFile') loaded = finishInterruptedRotation(loaded, check);
+  if (!keyMatches(loaded.key, check)) throw new Error(keyMismatchMessage(loaded, dbFile));
+  return { key: loaded.key, check };
+}
+
+/**
+ * `secrets rotate` writes the new key to secret.key.next, commits the re-encryption, then renames the
+ * file over secret.key. A crash in between leaves secret.key.next behind: if the store already takes it,
+ * the rename is finished here; if the store still takes the old key, the rotation never committed and
+ * the leftover is removed. Either way the store opens.
+ */
+function finishInterruptedRotation(loaded: LoadedKey, check: string): LoadedKey {
+  const nextFile = loaded.keyFile + NEXT_KEY_SUFFIX;
+  if (!existsSync(nextFile)) return loaded;
+  if (keyMatches(loaded.key, check)) {
+    rmSync(nextFile, { force: true });
+    return loaded;
   }
-  if (!matches) throw new Error(keyMismatchMessage(loaded, dbFile));
-  return loaded.key;
+  const next = readKeyFile(nextFile);
+  if (!next || !keyMatches(next, check)) return loaded;
+  renameSync(nextFile, loaded.keyFile);
+  return { ...loaded, key: next };
 }
 
 function keyMismatchMessage(loaded: LoadedKey, dbFile: string): string {

@@ -31,6 +31,8 @@ export class SqliteHookStore implements HookStore {
   constructor(
     private readonly db: Database.Database,
     private readonly key: Buffer,
+    /** Throws when the store's key changed since this connection opened (secrets rotate). */
+    private readonly guard: () => void = () => undefined,
   ) {}
 
   async find(provider: string, accountId: string, target: string): Promise<Hook | undefined> {
@@ -46,9 +48,12 @@ export class SqliteHookStore implements HookStore {
   async create(input: { provider: string; accountId: string; target: string; events: string[] }): Promise<{ hook: Hook; secret: string }> {
     const id = 'hk_' + randomBytes(8).toString('hex');
     const secret = randomBytes(32).toString('base64url');
-    this.db
-      .prepare('INSERT INTO hooks (id, provider, account_id, target, events_json, secret_enc, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(id, input.provider, input.accountId, input.target, JSON.stringify(input.events), encryptSecret(this.key, secret, id), new Date().toISOString());
+    this.db.transaction(() => {
+      this.guard();
+      this.db
+        .prepare('INSERT INTO hooks (id, provider, account_id, target, events_json, secret_enc, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(id, input.provider, input.accountId, input.target, JSON.stringify(input.events), encryptSecret(this.key, secret, id), new Date().toISOString());
+    }).immediate();
     return { hook: (await this.get(id))!, secret };
   }
 

@@ -77,28 +77,34 @@ export class SqliteTriggerStore implements TriggerStore {
     private readonly db: Database.Database,
     private readonly key: Buffer,
     private readonly clock: () => number = Date.now,
+    /** Throws when the store's key changed since this connection opened (secrets rotate). */
+    private readonly guard: () => void = () => undefined,
   ) {}
 
   async create(input: NewTrigger): Promise<Trigger> {
     const id = input.id ?? newTriggerId();
     const secrets = input.secrets && Object.keys(input.secrets).length ? encryptSecret(this.key, JSON.stringify(input.secrets), id) : null;
-    try {
+    const insert = this.db.transaction((...values: unknown[]) => {
+      if (secrets !== null) this.guard();
       this.db
         .prepare(
           `INSERT INTO triggers (id, kind, account_id, config_json, forward_url, secret_enc, provider_refs_json, state_json, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(
-          id,
-          input.kind,
-          input.accountId,
-          JSON.stringify(input.config),
-          input.forwardUrl ?? null,
-          secrets,
-          JSON.stringify(input.providerRefs ?? {}),
-          JSON.stringify(input.state ?? {}),
-          new Date(this.clock()).toISOString(),
-        );
+        .run(...values);
+    });
+    try {
+      insert.immediate(
+        id,
+        input.kind,
+        input.accountId,
+        JSON.stringify(input.config),
+        input.forwardUrl ?? null,
+        secrets,
+        JSON.stringify(input.providerRefs ?? {}),
+        JSON.stringify(input.state ?? {}),
+        new Date(this.clock()).toISOString(),
+      );
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
         throw new InputError(`No account ${input.accountId}; accounts_list shows the connected accounts.`, 'account');
@@ -139,7 +145,10 @@ export class SqliteTriggerStore implements TriggerStore {
   }
 
   async setSecrets(id: string, secrets: TriggerSecrets): Promise<void> {
-    this.db.prepare('UPDATE triggers SET secret_enc = ? WHERE id = ?').run(encryptSecret(this.key, JSON.stringify(secrets), id), id);
+    this.db.transaction(() => {
+      this.guard();
+      this.db.prepare('UPDATE triggers SET secret_enc = ? WHERE id = ?').run(encryptSecret(this.key, JSON.stringify(secrets), id), id);
+    }).immediate();
   }
 
   async update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void> {

@@ -54,6 +54,8 @@ export interface AccountStore {
   remove(ref: string): Promise<Account>;
   rename(ref: string, label: string): Promise<Account>;
   setDefault(ref: string): Promise<Account>;
+  /** Signs an existing account in again (new secret, identity, groups, scopes, meta merged), making it active; keeps id, label and triggers. */
+  reconnect(id: string, input: Omit<NewAccount, 'provider' | 'label'>): Promise<Account>;
   updateSecret(id: string, secret: AccountSecret): Promise<void>;
   setStatus(id: string, status: AccountStatus): Promise<void>;
   touch(id: string): Promise<void>;

@@ -1,0 +1,125 @@
+import * as oauth from 'oauth4webapi';
+import { InputError } from '../errors.js';
+import type { Account, Provider } from '../store/types.js';
+import { accountGroups, connectAccount, type ConnectDeps } from './commands.js';
+import { OAuthServer, requestedScopes, requireOAuthProvider, secretFromTokens, type GrantedTokens, type OAuthProvider, type OAuthSettings } from './oauth.js';
+
+/**
+ * Browser sign-in (authorization code + PKCE) split at the redirect, for the Integrations page's pop-up.
+ * `serve` builds one with createSignIn() and hands it out as `ToolDeps.signIn`.
+ */
+export interface SignInApi {
+  /**
+   * Starts a sign-in: returns the provider's authorization URL to open and its `state`. The state is kept
+   * in this process with its PKCE verifier, for 10 minutes, and works once. `redirectUri` must be the exact
+   * URI the provider's app registration lists (e.g. `http://127.0.0.1:8765/oauth/callback/outlook`).
+   */
+  beginSignIn(provider: Provider, options: { redirectUri: string; groups?: string[]; label?: string }): Promise<{ url: string; state: string }>;
+  /**
+   * Finishes it at the redirect: checks the state (and that `redirectUri` is the one it began with),
+   * exchanges the code with the verifier, asks the provider who signed in, and stores the account
+   * (or reconnects the account with the same label and identity). Throws InputError/AccountError/ProviderError
+   * with a message fit to show; never includes the code or a token.
+   */
+  completeSignIn(provider: Provider, options: { code: string; state: string; redirectUri: string }): Promise<Account>;
+}
+
+const STATE_TTL_MS = 10 * 60_000;
+const MAX_PENDING = 200;
+
+export interface SignInDeps extends ConnectDeps {
+  oauth: Record<OAuthProvider, OAuthSettings>;
+  now?: () => number;
+}
+
+interface Pending {
+  provider: OAuthProvider;
+  verifier: string;
+  redirectUri: string;
+  groups: string[];
+  explicitGroups: boolean;
+  label?: string;
+  expiresAt: number;
+}
+
+/** The pop-up (and loopback) sign-in: states live in this process, with their PKCE verifiers, once and for 10 minutes. */
+export function createSignIn(deps: SignInDeps): SignInApi {
+  const pending = new Map<string, Pending>();
+  const now = deps.now ?? Date.now;
+  const prune = () => {
+    for (const [state, p] of pending) if (p.expiresAt <= now()) pending.delete(state);
+  };
+  return {
+    async beginSignIn(provider, options) {
+      const p = requireOAuthProvider(provider);
+      const server = new OAuthServer(p, deps.oauth[p], deps.redactor);
+      const redirectUri = checkRedirectUri(options.redirectUri);
+      const explicitGroups = !!options.groups?.length;
+      const groups = accountGroups(p, options.groups);
+      const verifier = oauth.generateRandomCodeVerifier();
+      const state = oauth.generateRandomState();
+      const url = server.authorizationUrl({ redirectUri, scopes: requestedScopes(p, groups), state, codeChallenge: await oauth.calculatePKCECodeChallenge(verifier) });
+      prune();
+      if (pending.size >= MAX_PENDING) throw new InputError('Too many sign-ins are waiting to finish; finish or close one and try again in a few minutes.');
+      pending.set(state, { provider: p, verifier, redirectUri, groups, explicitGroups, label: options.label?.trim() || undefined, expiresAt: now() + STATE_TTL_MS });
+      return { url, state };
+    },
+
+    async completeSignIn(provider, options) {
+      const started = pending.get(options.state);
+      // Single use: whatever happens next, this state cannot be replayed.
+      pending.delete(options.state);
+      if (!started || started.expiresAt <= now() || started.provider !== provider) {
+        throw new InputError('This sign-in is unknown, was already used, or is older than 10 minutes: start it again.', 'state');
+      }
+      if (options.redirectUri !== started.redirectUri) {
+        throw new InputError('The sign-in came back to another address than it started from: start it again.', 'redirect_uri');
+      }
+      if (!options.code) throw new InputError('The provider sent no authorization code: start the sign-in again.', 'code');
+      const server = new OAuthServer(started.provider, deps.oauth[started.provider], deps.redactor);
+      const tokens = await server.exchangeCode({ code: options.code, state: options.state, redirectUri: started.redirectUri, codeVerifier: started.verifier });
+      return storeSignIn(deps, started.provider, tokens, {
+        signIn: 'browser',
+        groups: started.explicitGroups ? started.groups : undefined,
+        label: started.label,
+        requested: requestedScopes(started.provider, started.groups),
+        now: now(),
+        tenant: started.provider === 'outlook' ? deps.oauth.outlook.tenant : undefined,
+      });
+    },
+  };
+}
+
+/** Stores what a sign-in granted: asks the provider who it is, then adds the account or reconnects the one it renews. */
+export async function storeSignIn(
+  deps: ConnectDeps,
+  provider: OAuthProvider,
+  tokens: GrantedTokens,
+  o: { signIn: 'device' | 'browser'; groups?: string[]; label?: string; requested: string[]; now: number; tenant?: string },
+): Promise<Account> {
+  const teamId = typeof tokens.extra.team_id === 'string' ? tokens.extra.team_id : undefined;
+  return connectAccount(deps, {
+    provider,
+    secret: secretFromTokens(tokens, o.now),
+    label: o.label,
+    groups: o.groups,
+    teamId,
+    // Outlook lists what it granted without offline_access; keep what was asked for so a refresh asks the same.
+    scopes: provider === 'outlook' ? o.requested : tokens.scopes?.length ? tokens.scopes : o.requested,
+    meta: { signIn: o.signIn, ...(o.tenant ? { tenant: o.tenant } : {}) },
+    reconnect: true,
+  });
+}
+
+function checkRedirectUri(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InputError(`The redirect URI must be an absolute http(s) URL, not "${value}".`, 'redirectUri');
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.hash || url.username || url.password) {
+    throw new InputError(`The redirect URI must be an http(s) URL without a fragment or credentials, not "${value}".`, 'redirectUri');
+  }
+  return value;
+}

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { InputError } from '../errors.js';
+import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, keyFromString, loadKey, NEXT_KEY_SUFFIX } from './crypto.js';
+import { DB_FILE_NAME, openStore } from './db.js';
+
+export interface RotateOptions {
+  dataDir: string;
+  /** SWITCHBOARD_SECRET_KEY: the current key, when it is not in the key file. */
+  secretKey?: string;
+  /** SWITCHBOARD_NEW_SECRET_KEY: the key to re-encrypt under; without it a new random key goes to the key file. */
+  newSecretKey?: string;
+  /** Rotate even though a server seems to be running on this data dir. */
+  force?: boolean;
+  /** Tests: runs after the commit and before the new key file takes the old one's place (a crash there). */
+  beforeKeySwap?: () => void;
+}
+
+export interface RotateResult {
+  accounts: number;
+  triggers: number;
+  hooks: number;
+  /** Where the new key is: the key file, or SWITCHBOARD_NEW_SECRET_KEY (then SWITCHBOARD_SECRET_KEY must be set to it). */
+  newKeyIn: 'keyFile' | 'newSecretKey';
+  keyFile: string;
+  /** The key file that held the old key and is no longer used (when the new key is given in the environment). */
+  staleKeyFile?: string;
+}
+
+interface SecretRow {
+  id: string;
+  secret_enc: string;
+}
+
+/**
+ * `switchboard secrets rotate`: re-encrypts every secret (accounts, triggers, hooks and the key check)
+ * under a new key in one transaction. The current key is proven first (a wrong or missing one changes
+ * nothing). A new key file is written aside as secret.key.next before the commit and renamed over
+ * secret.key after it, so at every moment one of the two files opens the store (openStore finishes
+ * or discards an interrupted swap).
+ */
+export async function rotateSecrets(o: RotateOptions): Promise<RotateResult> {
+  if (!existsSync(join(o.dataDir, DB_FILE_NAME))) {
+    throw new InputError(`There is no Switchboard store in ${o.dataDir}: nothing to rotate. (Set --data-dir or SWITCHBOARD_DATA_DIR to the store's directory.)`, 'data-dir');
+  }
+  // Proves the current key (and finishes an interrupted rotation) before anything is written.
+  let store;
+  try {
+    store = await openStore({ dataDir: o.dataDir, secretKey: o.secretKey });
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+  try {
+    const current = loadKey({ dataDir: o.dataDir, secretKey: o.secretKey, createKeyFile: false });
+    const db = store.db;
+    if (!o.force) {
+      const runner = db.prepare("SELECT holder, expires_at FROM leases WHERE name = 'runner' AND expires_at > ?").get(Date.now()) as
+        | { holder: string; expires_at: number }
+        | undefined;
+      if (runner) {
+        throw new InputError(
+          'A Switchboard server is running on this data dir (it holds the runner lease). Stop every `switchboard serve` using it, ' +
+            'then run this again; a server left running could not read the secrets after the rotation. Nothing was changed.',
+        );
+      }
+    }
+    let newKey: Buffer;
+    if (o.newSecretKey?.trim()) newKey = keyFromString(o.newSecretKey);
+    else if (current.source === 'secretKey') {
+      throw new InputError(
+        'The current key comes from SWITCHBOARD_SECRET_KEY, so the new one must too: set SWITCHBOARD_NEW_SECRET_KEY to the new key ' +
+          '(32 random bytes as hex or base64, e.g. from `openssl rand -base64 32`), run this again, then put it in SWITCHBOARD_SECRET_KEY. Nothing was changed.',
+        'SWITCHBOARD_NEW_SECRET_KEY',
+      );
+    } else newKey = randomBytes(32);
+    if (newKey.equals(current.key)) throw new InputError('The new key is the same as the current one. Nothing was changed.', 'SWITCHBOARD_NEW_SECRET_KEY');
+
+    const toFile = !o.newSecretKey?.trim();
+    const nextFile = current.keyFile + NEXT_KEY_SUFFIX;
+    if (toFile) writeDurably(nextFile, newKey.toString('base64') + '\n');
+
+    const reencrypt = (table: 'accounts' | 'triggers' | 'hooks', what: string) => {
+      const rows = db.prepare(`SELECT id, secret_enc FROM ${table} WHERE secret_enc IS NOT NULL`).all() as SecretRow[];
+      const update = db.prepare(`UPDATE ${table} SET secret_enc = ? WHERE id = ?`);
+      for (const row of rows) {
+        let plaintext: string;
+        try {
+          plaintext = decryptSecret(current.key, row.secret_enc, row.id);
+        } catch {
+          throw new InputError(`The secret of ${what} ${row.id} cannot be decrypted with the current key (it is damaged); nothing was changed.`);
+        }
+        update.run(encryptSecret(newKey, plaintext, row.id), row.id);
+      }
+      return rows.length;
+    };
+    let counts: Pick<RotateResult, 'accounts' | 'triggers' | 'hooks'>;
+    try {
+      counts = db
+        .transaction(() => {
+          const accounts = reencrypt('accounts', 'account');
+          const triggers = reencrypt('triggers', 'trigger');
+          const hooks = reencrypt('hooks', 'webhook');
+          db.prepare("UPDATE meta SET value = ? WHERE key = 'key_check'").run(encryptSecret(newKey, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD));
+          return { accounts, triggers, hooks };
+        })
+        .immediate();
+    } catch (error) {
+      if (toFile) rmSync(nextFile, { force: true });
+      throw error;
+    }
+    // Committed: from here the store opens only with the new key, which is safe in secret.key.next.
+    o.beforeKeySwap?.();
+    if (toFile) {
+      renameSync(nextFile, current.keyFile);
+      syncDirectory(dirname(current.keyFile));
+    }
+    return {
+      ...counts,
+      newKeyIn: toFile ? 'keyFile' : 'newSecretKey',
+      keyFile: current.keyFile,
+      ...(!toFile && current.source === 'keyFile' ? { staleKeyFile: current.keyFile } : {}),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+function writeDurably(file: string, text: string): void {
+  rmSync(file, { force: true });
+  const fd = openSync(file, 'wx', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  syncDirectory(dirname(file));
+}
+
+function syncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some platforms cannot fsync a directory; the rename is still atomic.
+  }
+}

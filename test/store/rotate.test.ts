@@ -1,0 +1,196 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.js';
+import { openStore, type SqliteStore } from '../../src/store/index.js';
+import { rotateSecrets } from '../../src/store/rotate.js';
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'switchboard-rotate-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const keyFile = () => join(dataDir, 'secret.key');
+
+/** A store with one secret of every kind; answers what each decrypts to. */
+async function seed(secretKey?: string) {
+  const store = await openStore({ dataDir, secretKey });
+  try {
+    const token = await store.accounts.add({ provider: 'github', label: 'pat', secret: { kind: 'token', token: 'ghp_rotate_me_0001' } });
+    const oauth = await store.accounts.add({
+      provider: 'outlook',
+      label: 'work',
+      secret: { kind: 'oauth', token: 'EwB-access', refreshToken: 'M.C5-refresh', expiresAt: 1_900_000_000_000 },
+    });
+    const trigger = await store.triggers.create({ kind: 'github.new_issue', accountId: token.id, config: {}, secrets: { forward: 'fwd-secret-01', webhook: 'wh-secret-01' } });
+    await store.triggers.create({ kind: 'outlook.new_email', accountId: oauth.id, config: {} });
+    const { hook, secret: hookSecret } = await store.hooks.create({ provider: 'github', accountId: token.id, target: 'repo:o/r', events: ['issues'] });
+    return { ids: { token: token.id, oauth: oauth.id, trigger: trigger.id, hook: hook.id }, hookSecret };
+  } finally {
+    await store.close();
+  }
+}
+
+async function readAll(store: SqliteStore, ids: Awaited<ReturnType<typeof seed>>['ids']) {
+  return {
+    token: (await store.accounts.resolve('github', ids.token)).secret,
+    oauth: (await store.accounts.resolve('outlook', ids.oauth)).secret,
+    trigger: await store.triggers.secrets(ids.trigger),
+    hook: await store.hooks.secret(ids.hook),
+  };
+}
+
+/** The raw ciphertexts and the key check, to prove what changed and what did not. */
+async function snapshot(secretKey?: string): Promise<string> {
+  const store = await openStore({ dataDir, secretKey });
+  try {
+    return JSON.stringify([
+      store.db.prepare('SELECT id, secret_enc FROM accounts ORDER BY id').all(),
+      store.db.prepare('SELECT id, secret_enc FROM triggers ORDER BY id').all(),
+      store.db.prepare('SELECT id, secret_enc FROM hooks ORDER BY id').all(),
+      store.db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get(),
+    ]);
+  } finally {
+    await store.close();
+  }
+}
+
+describe('secrets rotate', () => {
+  it('re-encrypts every secret under a new key file in one go; the old key opens nothing any more', async () => {
+    const { ids, hookSecret } = await seed();
+    const oldKey = readFileSync(keyFile(), 'utf8').trim();
+    const before = await snapshot();
+    const result = await rotateSecrets({ dataDir });
+    expect(result).toMatchObject({ accounts: 2, triggers: 1, hooks: 1, newKeyIn: 'keyFile', keyFile: keyFile() });
+    const newKey = readFileSync(keyFile(), 'utf8').trim();
+    expect(newKey).not.toBe(oldKey);
+    expect(existsSync(keyFile() + '.next')).toBe(false);
+    const after = await snapshot();
+    const [a, b] = [JSON.parse(before), JSON.parse(after)];
+    for (const i of [0, 1, 2]) for (const [j, row] of (a[i] as Array<{ secret_enc: string | null }>).entries()) if (row.secret_enc) expect(b[i][j].secret_enc).not.toBe(row.secret_enc);
+    expect(b[3].value).not.toBe(a[3].value);
+
+    const store = await openStore({ dataDir });
+    try {
+      expect(await readAll(store, ids)).toEqual({
+        token: { kind: 'token', token: 'ghp_rotate_me_0001' },
+        oauth: { kind: 'oauth', token: 'EwB-access', refreshToken: 'M.C5-refresh', expiresAt: 1_900_000_000_000 },
+        trigger: { forward: 'fwd-secret-01', webhook: 'wh-secret-01' },
+        hook: hookSecret,
+      });
+    } finally {
+      await store.close();
+    }
+    await expect(openStore({ dataDir, secretKey: oldKey })).rejects.toThrow(/does not match/);
+  });
+
+  it('refuses a wrong current key and changes nothing', async () => {
+    await seed('the-right-key');
+    const before = await snapshot('the-right-key');
+    const error = await rotateSecrets({ dataDir, secretKey: 'a-wrong-key', newSecretKey: 'a-new-key' }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as Error).message).toMatch(/does not match the one the stored secrets .* were encrypted with\. Nothing was changed\./);
+    expect(await snapshot('the-right-key')).toBe(before);
+  });
+
+  it('refuses when the key file is missing and changes nothing', async () => {
+    await seed();
+    const before = await snapshot();
+    const saved = readFileSync(keyFile());
+    rmSync(keyFile());
+    await expect(rotateSecrets({ dataDir })).rejects.toThrow(/the key file .*secret\.key is missing/);
+    expect(existsSync(keyFile())).toBe(false);
+    writeFileSync(keyFile(), saved, { mode: 0o600 });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('with the key in SWITCHBOARD_SECRET_KEY, wants SWITCHBOARD_NEW_SECRET_KEY, then rotates to it', async () => {
+    const { ids } = await seed('old-env-key');
+    const before = await snapshot('old-env-key');
+    await expect(rotateSecrets({ dataDir, secretKey: 'old-env-key' })).rejects.toThrow(/set SWITCHBOARD_NEW_SECRET_KEY/);
+    await expect(rotateSecrets({ dataDir, secretKey: 'old-env-key', newSecretKey: 'old-env-key' })).rejects.toThrow(/same as the current one/);
+    expect(await snapshot('old-env-key')).toBe(before);
+    const result = await rotateSecrets({ dataDir, secretKey: 'old-env-key', newSecretKey: 'new-env-key' });
+    expect(result).toMatchObject({ newKeyIn: 'newSecretKey' });
+    expect(result.staleKeyFile).toBeUndefined();
+    await expect(openStore({ dataDir, secretKey: 'old-env-key' })).rejects.toThrow(/does not match/);
+    const store = await openStore({ dataDir, secretKey: 'new-env-key' });
+    try {
+      expect((await readAll(store, ids)).trigger).toEqual({ forward: 'fwd-secret-01', webhook: 'wh-secret-01' });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a crash after the commit and before the key file swap leaves a store that opens with the new key', async () => {
+    const { ids } = await seed();
+    const oldKey = readFileSync(keyFile(), 'utf8');
+    await expect(
+      rotateSecrets({
+        dataDir,
+        beforeKeySwap: () => {
+          throw new Error('simulated crash');
+        },
+      }),
+    ).rejects.toThrow('simulated crash');
+    expect(readFileSync(keyFile(), 'utf8')).toBe(oldKey);
+    expect(existsSync(keyFile() + '.next')).toBe(true);
+    const store = await openStore({ dataDir });
+    try {
+      expect((await readAll(store, ids)).token.token).toBe('ghp_rotate_me_0001');
+    } finally {
+      await store.close();
+    }
+    expect(existsSync(keyFile() + '.next')).toBe(false);
+    expect(readFileSync(keyFile(), 'utf8')).not.toBe(oldKey);
+  });
+
+  it('a crash before the commit leaves the old key in charge and the leftover next key is dropped', async () => {
+    const { ids } = await seed();
+    writeFileSync(keyFile() + '.next', Buffer.alloc(32, 7).toString('base64') + '\n', { mode: 0o600 });
+    const store = await openStore({ dataDir });
+    try {
+      expect((await readAll(store, ids)).hook).toBeTruthy();
+    } finally {
+      await store.close();
+    }
+    expect(existsSync(keyFile() + '.next')).toBe(false);
+  });
+
+  it('a process still holding the old key cannot write secrets after the rotation, and says to restart', async () => {
+    const { ids } = await seed();
+    const old = await openStore({ dataDir });
+    try {
+      await rotateSecrets({ dataDir, force: true });
+      await expect(old.accounts.updateSecret(ids.token, { kind: 'token', token: 'ghp_written_with_old_key' })).rejects.toThrow(/restart this Switchboard process/);
+      await expect(old.accounts.resolve('github', ids.token)).rejects.toThrow(/restart this Switchboard process/);
+      await expect(old.triggers.setSecrets(ids.trigger, { forward: 'x' })).rejects.toThrow(/restart/);
+    } finally {
+      await old.close();
+    }
+    const store = await openStore({ dataDir });
+    try {
+      expect((await readAll(store, ids)).token.token).toBe('ghp_rotate_me_0001');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses while a server holds the runner lease, unless forced', async () => {
+    await seed();
+    const store = await openStore({ dataDir });
+    await store.events.acquireLease('runner', 'someone', 60_000);
+    await store.close();
+    const before = await snapshot();
+    await expect(rotateSecrets({ dataDir })).rejects.toThrow(/A Switchboard server is running on this data dir/);
+    expect(await snapshot()).toBe(before);
+    expect((await rotateSecrets({ dataDir, force: true })).accounts).toBe(2);
+  });
+
+  it('says so when there is no store', async () => {
+    await expect(rotateSecrets({ dataDir: join(dataDir, 'nothing-here') })).rejects.toThrow(/no Switchboard store/);
+    expect(existsSync(join(dataDir, 'nothing-here'))).toBe(false);
+  });
+});

@@ -1,0 +1,123 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { createSignIn } from '../../src/accounts/sign-in.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
+import { Redactor } from '../../src/redact.js';
+import { SANDBOX_API_KEYS, SANDBOX_TOKENS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { openStore } from '../../src/store/index.js';
+import type { Store } from '../../src/store/types.js';
+import type { ToolDeps } from '../../src/tool.js';
+import { EventLog } from '../../src/triggers/event-log.js';
+import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
+import { Runner } from '../../src/triggers/runner.js';
+import { webhookRoutes } from '../../src/triggers/webhooks.js';
+import { webRoutes, type WebDeps } from '../../src/web/index.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface WebServer {
+  url: string;
+  sandbox: Sandbox;
+  store: Store;
+  deps: ToolDeps;
+  runner: Runner;
+  logs: string[];
+  /** Every secret the server knows of; none may ever reach a page. */
+  secrets: string[];
+  close(): Promise<void>;
+}
+
+/** The page's routes on a real listener, in process: sandbox providers, a store with one sample account each, a runner. */
+export async function startWebServer(options: { token?: string; signIn?: WebDeps['signIn'] } = {}): Promise<WebServer> {
+  // Without options.signIn, the page signs in with the real browser sign-in against the sandbox's authorization servers.
+  const sandbox = await startSandbox();
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-web-'));
+  const redactor = new Redactor();
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = createLogger({ stream, level: 'debug', redactor });
+  const secretKey = 'web-test-secret-key';
+  const store = await openStore({ dataDir, secretKey, redactor });
+  for (const account of sandbox.accounts) await store.accounts.add(account);
+  const log = new EventLog(store.events, 20);
+  await log.start();
+  const deps: ToolDeps = {
+    store,
+    triggers: { kinds: TRIGGER_KINDS, log },
+    baseUrls: sandbox.baseUrls,
+    redactor,
+    readOnly: false,
+    retry: { maxAttempts: 2, budgetMs: 1_000, baseDelayMs: 5 },
+    signIn: createSignIn({ store, baseUrls: sandbox.baseUrls, oauth: sandbox.oauthSettings, redactor }),
+  };
+  const config = {
+    ...loadConfig({ SWITCHBOARD_SECRET_KEY: secretKey, ...(options.token ? { SWITCHBOARD_HTTP_TOKEN: options.token } : {}) }, { 'data-dir': dataDir }),
+    baseUrls: sandbox.baseUrls,
+  };
+  const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, tickMs: 20 });
+  deps.triggers!.pollSoon = (id) => runner.pollSoon(id);
+  const listener: HttpListener = await startHttpListener({
+    host: '127.0.0.1',
+    port: 0,
+    token: options.token,
+    routes: [...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), ...webRoutes({ deps, config, logger, signIn: options.signIn })],
+    logger,
+    version: 'test',
+  });
+  await runner.start();
+  return {
+    url: listener.url,
+    sandbox,
+    store,
+    deps,
+    runner,
+    logs,
+    secrets: [...Object.values(SANDBOX_TOKENS), ...Object.values(SANDBOX_API_KEYS), secretKey, ...(options.token ? [options.token] : [])],
+    async close() {
+      await runner.stop();
+      log.stop();
+      await listener.close();
+      await store.close();
+      await sandbox.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Debian's chromium, driven by playwright-core; fails (never skips) when it is not installed. */
+export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser tests need it. Install it with: apt-get update && apt-get install -y chromium (.ci/run does this).`);
+  }
+  const userDataDir = mkdtempSync(join(tmpdir(), 'switchboard-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  // Well inside the test timeout, so a stuck step fails with what it was waiting for.
+  context.setDefaultTimeout(8_000);
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
