@@ -99,7 +99,8 @@ async function main(argv: string[]): Promise<number> {
       const wantsKey = provider === 'sales';
       if (wantsKey ? !values['api-key-stdin'] : !values['token-stdin']) {
         throw new InputError(
-          `Pipe the ${wantsKey ? 'API key' : 'token'} on standard input: echo "$SECRET" | switchboard accounts add ${provider} ${wantsKey ? '--api-key-stdin' : '--token-stdin'}`,
+          `Pipe the ${wantsKey ? 'API key' : 'token'} on standard input: echo "$SECRET" | switchboard accounts add ${provider} ${wantsKey ? '--api-key-stdin' : '--token-stdin'}` +
+            (wantsKey ? '' : `, or sign in: switchboard accounts add ${provider} ${provider === 'vercel' ? '--browser' : '--device'}`),
         );
       }
       const secretText = (await readStdin()).trim();

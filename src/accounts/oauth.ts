@@ -211,7 +211,15 @@ export class OAuthGrantError extends ProviderError {
     path: string,
     readonly details: Record<string, unknown> = {},
   ) {
-    super({ connector: provider, status, method: 'POST', path, code: oauthError, providerMessage: description?.split('\r\n')[0]?.slice(0, 300) });
+    const said = description?.split('\r\n')[0]?.slice(0, 300);
+    super({ connector: provider, status, method: 'POST', path, code: oauthError, providerMessage: said });
+    const client = ['invalid_client', 'incorrect_client_credentials', 'unauthorized_client'].includes(oauthError);
+    const hint = client
+      ? ` Check ${ENV[provider]}_CLIENT_ID${provider === 'outlook' ? '' : ` and ${ENV[provider]}_CLIENT_SECRET`} against your app registration.`
+      : ['invalid_grant', 'bad_refresh_token', 'bad_verification_code'].includes(oauthError)
+        ? ' Sign in again.'
+        : '';
+    this.message = `${TITLE[provider]}'s authorization server refused the request (${oauthError}${said ? `: ${said}` : ''}).${hint}`;
   }
 
   /** The refresh token (or the whole grant) is gone: only a new sign-in helps. */

@@ -2,7 +2,8 @@ import type { OAuthProvider, OAuthSettings } from '../config.js';
 import type { NewAccount, Provider } from '../store/types.js';
 import { GITHUB_SAMPLE_TOKEN, createGithubState, githubRoutes, type GithubState } from './github.js';
 import { OUTLOOK_SAMPLE_TOKEN, createOutlookState, outlookRoutes, type OutlookState } from './outlook.js';
-import { createOAuthSandbox, oauthRoutes, TokenSet, type OAuthSandbox } from './oauth.js';
+import { createOAuthSandbox, TokenSet, type OAuthSandbox } from './oauth.js';
+import { oauthRoutes } from './oauth.routes.js';
 import { SALES_SAMPLE_KEY, createSalesState, salesRoutes, type SalesState } from './sales.js';
 import { startSandboxServer, type SandboxServer } from './server.js';
 import { VERCEL_SAMPLE_TOKEN, createVercelState, vercelRoutes, type VercelState } from './vercel.js';
@@ -14,7 +15,8 @@ export { deliverEmail, expireDeltaTokens } from './outlook.delta.js';
 export { OUTLOOK_PERSONAL_TOKEN } from './outlook.calendar.js';
 export { createSalesState, salesRoutes, type SalesState } from './sales.js';
 export { createVercelState, vercelRoutes, type VercelState } from './vercel.js';
-export { createOAuthSandbox, oauthRoutes, redirectUriRegistered, SANDBOX_OAUTH_CLIENTS, TokenSet, type OAuthSandbox, type SandboxClient } from './oauth.js';
+export { createOAuthSandbox, redirectUriRegistered, SANDBOX_OAUTH_CLIENTS, TokenSet, type OAuthSandbox, type SandboxClient } from './oauth.js';
+export { oauthRoutes } from './oauth.routes.js';
 
 /** Bearer tokens the sample accounts use at the Graph, GitHub and Vercel sandboxes. */
 export const SANDBOX_TOKENS = {

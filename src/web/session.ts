@@ -37,6 +37,8 @@ function randomId(): string {
 
 export class Sessions {
   private readonly map = new Map<string, WebSession>();
+  // Sessions that have not logged in are kept apart, so a flood of them cannot push out logged-in ones.
+  private readonly pending = new Map<string, WebSession>();
   private readonly max: number;
   private readonly idleMs: number;
 
@@ -59,27 +61,30 @@ export class Sessions {
   get(req: IncomingMessage): WebSession | undefined {
     const id = parseCookies(req.headers.cookie)[this.cookieName(req)];
     if (!id) return undefined;
-    const session = this.map.get(id);
+    const map = this.map.has(id) ? this.map : this.pending;
+    const session = map.get(id);
     if (!session) return undefined;
     if (Date.now() - session.lastSeen > this.idleMs) {
-      this.map.delete(id);
+      map.delete(id);
       return undefined;
     }
     session.lastSeen = Date.now();
-    this.map.delete(id);
-    this.map.set(id, session);
+    map.delete(id);
+    map.set(id, session);
     return session;
   }
 
   create(authed: boolean): WebSession {
-    while (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
+    const map = authed ? this.map : this.pending;
+    while (map.size >= this.max) map.delete(map.keys().next().value!);
     const session: WebSession = { id: randomId(), csrf: randomId(), authed, lastSeen: Date.now() };
-    this.map.set(session.id, session);
+    map.set(session.id, session);
     return session;
   }
 
   destroy(session: WebSession): void {
     this.map.delete(session.id);
+    this.pending.delete(session.id);
   }
 
   bearerOk(req: IncomingMessage): boolean {

@@ -53,6 +53,10 @@ describe('OAuth token refresh', () => {
     const reused = await refreshWith(before.refreshToken!);
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe('invalid_grant');
+    for (const secret of [before.token!, before.refreshToken!, after.token!, after.refreshToken!]) {
+      expect(JSON.stringify(me)).not.toContain(secret);
+      expect(h.logs.join('')).not.toContain(secret);
+    }
     // The stored (rotated) one still works once.
     expect((await refreshWith(after.refreshToken!)).status).toBe(200);
   });

@@ -180,6 +180,18 @@ describe('browser sign-in for the pop-up: beginSignIn / completeSignIn', () => {
     expect(secret.expiresAt).toBeUndefined();
   });
 
+  it('a wrong client secret is reported as a configuration problem, without the secret or the code', async () => {
+    const wrong = createSignIn({ ...deps, oauth: { ...deps.oauth, github: { ...deps.oauth.github, clientSecret: 'not-the-secret-0000' } } });
+    const redirect = 'http://127.0.0.1:8765/oauth/callback/github';
+    const { url, state } = await wrong.beginSignIn('github', { redirectUri: redirect });
+    const code = (await allow(url)).searchParams.get('code')!;
+    const error = (await wrong.completeSignIn('github', { code, state, redirectUri: redirect }).catch((e: Error) => e)) as Error;
+    expect(error.message).toMatch(/GitHub's authorization server refused the request \(incorrect_client_credentials.*Check SWITCHBOARD_GITHUB_CLIENT_ID and SWITCHBOARD_GITHUB_CLIENT_SECRET/);
+    expect(error.message).not.toContain('not-the-secret-0000');
+    expect(error.message).not.toContain(code);
+    expect(await store.accounts.list()).toEqual([]);
+  });
+
   it('an unregistered redirect URI is refused by the provider before any consent', async () => {
     const signIn = createSignIn(deps);
     const { url } = await signIn.beginSignIn('outlook', { redirectUri: 'http://127.0.0.1:8765/elsewhere' });

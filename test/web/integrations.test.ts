@@ -254,9 +254,29 @@ describe('Integrations & API Keys page in a browser', () => {
     expect((await page.goto(`${server.url}/oauth/callback/sales?code=x&state=y`))?.status()).toBe(404);
   });
 
+  it('shows status, including needs reconnect with what to do, and when an account was last used', async () => {
+    const vercel = (await server.store.accounts.list({ provider: 'vercel' }))[0]!;
+    const outlook = (await server.store.accounts.list({ provider: 'outlook' }))[0]!;
+    await server.store.accounts.setStatus(vercel.id, 'needs_reconnect');
+    await server.store.accounts.touch(outlook.id);
+    try {
+      await open();
+      const cell = page.locator(`tr[data-account="${vercel.id}"] td`).nth(3);
+      expect(await cell.locator('.status-needs_reconnect').textContent()).toBe('needs reconnect');
+      expect(await cell.textContent()).toContain('Sign in again under Add Integration');
+      const used = (await server.store.accounts.find(outlook.id))!.lastUsedAt!;
+      expect(await page.locator(`tr[data-account="${outlook.id}"] time`).getAttribute('datetime')).toBe(used);
+    } finally {
+      await server.store.accounts.setStatus(vercel.id, 'active');
+    }
+  });
+
   it('saves a screenshot of the page', async () => {
+    const outlook = (await server.store.accounts.list({ provider: 'outlook' }))[0]!;
+    const trigger = await server.store.triggers.create({ kind: 'outlook.new_email', accountId: outlook.id, config: { filter: 'from:*@acme.com' } });
     await page.setViewportSize({ width: 1280, height: 900 });
     await open();
+    expect(await page.locator(`tr[data-trigger="${trigger.id}"]`).count()).toBe(1);
     mkdirSync(ARTIFACTS, { recursive: true });
     const buffer = await page.screenshot({ path: `${ARTIFACTS}integrations.png`, fullPage: true });
     expect(buffer.length).toBeGreaterThan(10_000);

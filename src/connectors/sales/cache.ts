@@ -20,12 +20,15 @@ export interface LookupCache<R> {
 /** The account's cache of successful lookups of one kind; expired entries of the account are dropped first. */
 export async function lookupCache<K extends Kind>(ctx: Pick<AccountContext, 'deps' | 'account'>, kind: K, now = Date.now()): Promise<LookupCache<RecordOf<K>>> {
   const store = salesCacheStore(ctx.deps.store);
-  const since = new Date(now - cacheDays(ctx.deps) * 86_400_000).toISOString();
+  const days = cacheDays(ctx.deps);
+  const since = new Date(now - days * 86_400_000).toISOString();
   const accountId = ctx.account.id;
   await store.purge(accountId, since);
   return {
     async get(keys) {
       const found = new Map<string, RecordOf<K>>();
+      // Zero days means no caching at all, not "anything stored this very millisecond".
+      if (days === 0) return found;
       for (const [key, json] of await store.get(accountId, kind, keys, since)) {
         try {
           found.set(key, JSON.parse(json) as RecordOf<K>);
