@@ -9,6 +9,8 @@ export interface Config {
   secretKey?: string;
   /** Connectors whose tools are listed; all when absent. */
   toolsets?: Provider[];
+  /** `discover`: list only tools_search, tools_describe and tools_call, which reach every tool. */
+  toolMode: 'all' | 'discover';
   readOnly: boolean;
   sandbox: boolean;
   transport: 'stdio' | 'http';
@@ -46,6 +48,7 @@ export interface Flags {
   'public-url'?: string;
   sandbox?: boolean;
   toolsets?: string;
+  tools?: string;
   'read-only'?: boolean;
   'data-dir'?: string;
   'log-level'?: string;
@@ -94,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     },
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,
     toolsets: parseToolsets(flags.toolsets ?? env.SWITCHBOARD_TOOLSETS),
+    toolMode: parseToolMode(flags.tools ?? env.SWITCHBOARD_TOOLS),
     readOnly: flags['read-only'] ?? truthy(env.SWITCHBOARD_READ_ONLY),
     sandbox: flags.sandbox ?? truthy(env.SWITCHBOARD_SANDBOX),
     transport: flags.http ? 'http' : 'stdio',
@@ -137,6 +141,12 @@ function loadOAuth(env: Record<string, string | undefined>): Record<OAuthProvide
     };
   }
   return out;
+}
+
+function parseToolMode(value: string | undefined): 'all' | 'discover' {
+  if (value === undefined || value === 'all') return 'all';
+  if (value === 'discover') return 'discover';
+  throw new InputError(`--tools must be all or discover, not "${value}".`, 'tools');
 }
 
 function parseToolsets(value: string | undefined): Provider[] | undefined {

@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { connectorTools } from './connectors/index.js';
 import { createLogger } from './log.js';
 import { startHttpListener, type HttpListener } from './mcp/http.js';
+import { discoveryTools } from './mcp/discovery.js';
 import { createServer, type ServerDeps } from './mcp/server.js';
 import { Redactor } from './redact.js';
 import type { Sandbox } from './sandbox/index.js';
@@ -71,7 +72,7 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     tokens: new TokenRefresher({ store, oauth, redactor, logger }),
     logger,
     version: VERSION,
-    tools: buildTools({ readOnly: config.readOnly, toolsets: config.toolsets }),
+    tools: config.toolMode === 'discover' ? discoveryTools(buildTools(config)) : buildTools(config),
   };
 
   let resolveClosed!: () => void;

@@ -27,7 +27,8 @@ ${body}
     headers: {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      // No form-action: browsers apply it to the redirect after the post too, and that goes to the client's origin.
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
       'x-frame-options': 'DENY',
     },
     body: html,

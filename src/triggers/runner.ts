@@ -37,6 +37,8 @@ export class Runner {
   private readonly nextPoll = new Map<string, number>();
   private readonly inFlight = new Set<string>();
   private forwarding = false;
+  /** Polls and forwards under way, so stop() can let them finish before the store closes. */
+  private readonly work = new Set<Promise<unknown>>();
   private readonly ttl: number;
   private readonly forward: ForwardOptions;
 
@@ -57,6 +59,7 @@ export class Runner {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    await Promise.allSettled([...this.work]);
     if (this.leading) {
       this.leading = false;
       await this.o.onLeadership?.(false).catch(() => undefined);
@@ -86,12 +89,17 @@ export class Runner {
       }
       if (!this.leading) return;
       await this.schedulePolls(now);
-      void this.forwardDue(now);
+      this.track(this.forwardDue(now));
     } catch (error) {
       this.o.logger.error('runner tick failed', { message: (error as Error).message });
     } finally {
       this.ticking = false;
     }
+  }
+
+  private track(job: Promise<unknown>): void {
+    this.work.add(job);
+    void job.finally(() => this.work.delete(job));
   }
 
   private async schedulePolls(now: number): Promise<void> {
@@ -105,7 +113,7 @@ export class Runner {
         const last = typeof trigger.state.lastPollAt === 'string' ? Date.parse(trigger.state.lastPollAt) : 0;
         this.nextPoll.set(trigger.id, last + kind.poll.intervalMs(trigger.config));
       }
-      if (this.nextPoll.get(trigger.id)! <= now && !this.inFlight.has(trigger.id)) void this.pollOne(trigger, kind);
+      if (this.nextPoll.get(trigger.id)! <= now && !this.inFlight.has(trigger.id)) this.track(this.pollOne(trigger, kind));
     }
     for (const id of this.nextPoll.keys()) if (!live.has(id)) this.nextPoll.delete(id);
   }

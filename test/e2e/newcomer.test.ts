@@ -266,6 +266,21 @@ describe('serve over Streamable HTTP', () => {
     expect(r.stderr).toMatch(/SWITCHBOARD_HTTP_TOKEN/);
   });
 
+  it('offers discovery mode with --tools discover', async () => {
+    const { child, url } = await startHttpServe(['--tools', 'discover'], env);
+    try {
+      const client = new Client({ name: 'discover', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['tools_search', 'tools_describe', 'tools_call']);
+      const r = await client.callTool({ name: 'tools_call', arguments: { name: 'accounts_list', arguments: { provider: 'github' } } });
+      expect((r.structuredContent as { result: { accounts: unknown[] } }).result.accounts.length).toBeGreaterThan(0);
+      await client.close();
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  });
+
   it('honours --read-only and --toolsets', async () => {
     const { child, url } = await startHttpServe(['--read-only', '--toolsets', 'github,vercel'], env);
     try {

@@ -210,7 +210,6 @@ describe('Integrations & API Keys page in a browser', () => {
     await form.locator('input[value=mailbox-settings]').uncheck();
     await form.locator('input[value=team-collaboration]').check();
     await form.locator('input[name=label]').fill('popup');
-    await relaxSandboxConsentFormAction();
     const popupOpened = page.waitForEvent('popup');
     await form.getByRole('button', { name: 'Sign in with Microsoft Outlook' }).click();
     const popup = await popupOpened;
@@ -296,23 +295,3 @@ async function poll(triggerId: string): Promise<void> {
   }
 }
 
-/**
- * The sandbox's consent page says `form-action 'self'`, and Chromium applies form-action to the redirect
- * that follows the post, so the redirect to our callback (another port, so another origin) would be blocked.
- * The real providers' pages send no such policy; until the sandbox's does not either, drop that directive
- * from the sandbox consent page only. Everything else goes through untouched.
- */
-async function relaxSandboxConsentFormAction(): Promise<void> {
-  const origin = server.sandbox.servers.outlook.url;
-  await browser.context.route(
-    (url) => url.origin === origin && url.pathname.endsWith('/oauth2/v2.0/authorize'),
-    async (route) => {
-      if (route.request().method() !== 'GET') return route.continue();
-      const response = await route.fetch({ maxRedirects: 0 });
-      const headers = { ...response.headers() };
-      const csp = headers['content-security-policy'];
-      if (csp) headers['content-security-policy'] = csp.replace(/form-action [^;]*;?\s*/, '');
-      await route.fulfill({ response, headers });
-    },
-  );
-}
