@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,15 @@ beforeAll(async () => {
   store = await openStore({ dataDir });
 });
 
+/** Every child a test starts, so a failing test leaves no process behind. */
+const children: ChildProcess[] = [];
+function track(child: ChildProcess): ChildProcess {
+  children.push(child);
+  return child;
+}
+
 afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   await store.close();
   await sandbox.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -70,10 +78,10 @@ describe('triggers from the CLI', () => {
   it('events tail --exec runs the command once per event and resumes where it stopped', async () => {
     const out = join(dataDir, 'exec.log');
     const startTail = () =>
-      spawn(process.execPath, [CLI, 'events', 'tail', '--trigger', triggerId, '--exec', `cat >> ${out}; echo >> ${out}`], {
+      track(spawn(process.execPath, [CLI, 'events', 'tail', '--trigger', triggerId, '--exec', `cat >> ${out}; echo >> ${out}`], {
         env: { PATH: process.env.PATH ?? '', ...env },
         stdio: 'pipe',
-      });
+      }));
     let tail = startTail();
     await new Promise((r) => setTimeout(r, 700));
     const events = [await commit('one'), await commit('two'), await commit('three')];
@@ -94,7 +102,7 @@ describe('triggers from the CLI', () => {
   });
 
   it('events tail --json prints NDJSON as events come', async () => {
-    const tail = spawn(process.execPath, [CLI, 'events', 'tail', '--json'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    const tail = track(spawn(process.execPath, [CLI, 'events', 'tail', '--json'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' }));
     let stdout = '';
     tail.stdout.on('data', (d) => (stdout += d));
     await new Promise((r) => setTimeout(r, 700));
