@@ -15,6 +15,13 @@ export class InputError extends Error {
 /** The account cannot be used as it is: missing, ambiguous, lacking a permission group, or needing a reconnect. */
 export class AccountError extends Error {
   override name = 'AccountError';
+  constructor(
+    message: string,
+    /** Set when signing in again would fix it: which account, so a sign-in link can be offered. */
+    readonly reconnect?: { provider: string; label: string },
+  ) {
+    super(message);
+  }
 }
 
 export interface RateLimit {

@@ -70,6 +70,8 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     salesCacheDays: config.salesCacheDays,
     signIn: createSignIn({ store, baseUrls, oauth, dispatcher, redactor }),
     tokens: new TokenRefresher({ store, oauth, redactor, logger }),
+    // The process serving HTTP also serves the sign-in callback (the lease holder, in stdio mode).
+    signInBase: () => (listener ? (config.http.publicUrl ?? listener.url) : undefined),
     logger,
     version: VERSION,
     tools: config.toolMode === 'discover' ? discoveryTools(buildTools(config)) : buildTools(config),
@@ -132,6 +134,7 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     });
   } else {
     const http = await startHttpListener({ ...listenerOptions, mcp: () => createServer(deps) });
+    listener = http;
     closers.push(() => http.close());
     runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });
     closers.push(() => runner!.stop());

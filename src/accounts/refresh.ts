@@ -105,7 +105,7 @@ export class TokenRefresher implements TokenProvider {
         if (error instanceof OAuthGrantError && error.grantRevoked) {
           await store.accounts.setStatus(account.id, 'needs_reconnect');
           this.o.logger?.warn('token refresh refused; account needs reconnecting', { provider, account: account.id, error: error.oauthError });
-          throw new AccountError(reconnectMessage(latest));
+          throw new AccountError(reconnectMessage(latest), { provider: latest.provider, label: latest.label });
         }
         throw error;
       }

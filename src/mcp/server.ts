@@ -12,13 +12,17 @@ import {
   type CallToolResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { toErrorResult } from '../errors.js';
+import { randomUUID } from 'node:crypto';
+import { AccountError, toErrorResult } from '../errors.js';
+import type { Provider } from '../store/types.js';
 import type { Logger } from '../log.js';
 import { toMcpTool, toResult, type Tool, type ToolDeps } from '../tool.js';
 import { eventJson } from '../triggers/forward.js';
 
 export interface ServerDeps extends ToolDeps {
   tools: Tool[];
+  /** Where this process serves /oauth/callback, when it does: sign-in links are offered only then. */
+  signInBase?: () => string | undefined;
   logger: Logger;
   version: string;
 }
@@ -33,6 +37,26 @@ const INSTRUCTIONS =
   'each takes an optional "account" (id or label from accounts_list). <provider>_api_call reaches any path of that provider.';
 
 /** The MCP surface for one client session. Build one per session: SDK servers cannot be shared. */
+/**
+ * URL-mode elicitation: when an account needs a new sign-in and the client can open links, send it one.
+ * The link starts the same sign-in as the Integrations page, with its callback on this process.
+ */
+async function offerSignIn(server: Server, deps: ServerDeps, error: unknown): Promise<boolean> {
+  const target = error instanceof AccountError ? error.reconnect : undefined;
+  const base = deps.signInBase?.();
+  if (!target || !base || !deps.signIn || target.provider === 'sales') return false;
+  if (!server.getClientCapabilities()?.elicitation?.url) return false;
+  const provider = target.provider as Provider;
+  const { url } = await deps.signIn.beginSignIn(provider, { redirectUri: `${base}/oauth/callback/${provider}`, label: target.label });
+  const answer = await server.elicitInput({
+    mode: 'url',
+    message: `The ${provider} account "${target.label}" needs a new sign-in. Open the link to sign in again.`,
+    url,
+    elicitationId: randomUUID(),
+  });
+  return answer.action === 'accept';
+}
+
 export function createServer(deps: ServerDeps): Server {
   const server = new Server(
     { name: 'switchboard', title: 'Switchboard', version: deps.version },
@@ -70,7 +94,10 @@ export function createServer(deps: ServerDeps): Server {
       if (!(error instanceof Error) || error.name === 'Error' || error.name === 'TypeError') {
         deps.logger.error('unexpected tool failure', { tool: tool.name, message: deps.redactor.redact(String((error as Error)?.stack ?? error)) });
       }
-      return toErrorResult(error, deps.redactor);
+      const offered = await offerSignIn(server, deps, error).catch(() => false);
+      const result = toErrorResult(error, deps.redactor);
+      if (offered) (result.content[0] as { text: string }).text += ' A sign-in link was offered to the user; once they have signed in, call the tool again.';
+      return result;
     }
   });
 

@@ -95,7 +95,7 @@ export class SqliteAccountStore implements AccountStore {
     const row = ref === undefined ? this.defaultRow(provider) : this.findRow(ref, provider);
     if (!row) throw this.missingAccount(provider, ref);
     const account = toAccount(row);
-    if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account));
+    if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account), { provider: account.provider, label: account.label });
     let plaintext: string;
     try {
       plaintext = decryptSecret(this.key, row.secret_enc, row.id);
