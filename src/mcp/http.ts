@@ -206,34 +206,38 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Reads a JSON body; answers 400 or 413 itself and resolves undefined when it cannot. */
-function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+/** The whole request body, or undefined when it is over `maxBytes` (the rest is still read, so the answer arrives). */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= maxBytes) chunks.push(chunk);
     });
     req.on('error', () => resolve(undefined));
-    req.on('end', () => {
-      if (size > MAX_BODY_BYTES) {
-        rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes.`);
-        return resolve(undefined);
-      }
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch {
-        rpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
-        resolve(undefined);
-      }
-    });
+    req.on('end', () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks)));
   });
+}
+
+/** Reads a JSON body; answers 400 or 413 itself and resolves undefined when it cannot. */
+async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  const raw = await readBody(req, MAX_BODY_BYTES);
+  if (!raw) {
+    rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes.`);
+    return undefined;
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    rpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
+    return undefined;
+  }
 }
 
 function rpcError(res: ServerResponse, status: number, code: number, message: string): void {

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
-import type { Route } from '../mcp/http.js';
+import { header, readBody, type Route } from '../mcp/http.js';
 import type { Store, Trigger } from '../store/types.js';
 import type { EventLog } from './event-log.js';
 import type { TriggerKind, WebhookDelivery } from './kind.js';
@@ -37,7 +37,7 @@ export function webhookRoutes(deps: WebhookDeps): Route[] {
 
 async function github(deps: WebhookDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const hookId = url.pathname.slice('/webhooks/github/'.length);
-  const raw = await readRaw(req);
+  const raw = await readBody(req, MAX_DELIVERY_BYTES);
   if (!raw) return reply(res, 413, { error: 'delivery too large' });
   const hook = /^hk_[0-9a-f]+$/.test(hookId) ? await deps.store.hooks.get(hookId) : undefined;
   if (!hook) return reply(res, 404, { error: 'unknown hook' });
@@ -57,7 +57,7 @@ async function github(deps: WebhookDeps, req: IncomingMessage, res: ServerRespon
 
 async function vercel(deps: WebhookDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const triggerId = url.pathname.slice('/webhooks/vercel/'.length);
-  const raw = await readRaw(req);
+  const raw = await readBody(req, MAX_DELIVERY_BYTES);
   if (!raw) return reply(res, 413, { error: 'delivery too large' });
   const trigger = /^trg_[0-9a-f]+$/.test(triggerId) ? await deps.store.triggers.get(triggerId) : undefined;
   if (!trigger || deps.kinds.get(trigger.kind)?.webhook?.provider !== 'vercel') return reply(res, 404, { error: 'unknown trigger' });
@@ -85,19 +85,6 @@ async function deliver(deps: WebhookDeps, triggers: Trigger[], provider: 'github
   return accepted;
 }
 
-function readRaw(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_DELIVERY_BYTES) chunks.push(c);
-    });
-    req.on('end', () => resolve(size > MAX_DELIVERY_BYTES ? undefined : Buffer.concat(chunks)));
-    req.on('error', () => resolve(undefined));
-  });
-}
-
 function parse(raw: Buffer): Record<string, any> | undefined {
   try {
     const value = JSON.parse(raw.toString('utf8'));
@@ -105,11 +92,6 @@ function parse(raw: Buffer): Record<string, any> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

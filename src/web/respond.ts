@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from '../mcp/http.js';
 import type { SafeHtml } from './html.js';
 
 const MAX_FORM_BYTES = 64 * 1024;
@@ -72,16 +73,10 @@ export type Form = Map<string, string[]>;
 /** Reads an application/x-www-form-urlencoded body (at most 64 KiB); undefined when it is not one. */
 export async function readForm(req: IncomingMessage): Promise<Form | undefined> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_FORM_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  if (type !== 'application/x-www-form-urlencoded') return undefined;
+  const raw = await readBody(req, MAX_FORM_BYTES);
+  if (!raw || type !== 'application/x-www-form-urlencoded') return undefined;
   const form: Form = new Map();
-  for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) form.set(k, [...(form.get(k) ?? []), v]);
+  for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) form.set(k, [...(form.get(k) ?? []), v]);
   return form;
 }
 
