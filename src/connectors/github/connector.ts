@@ -1,5 +1,5 @@
-import * as z from 'zod/v4';
 import { defineConnector } from '../../tool.js';
+import { rateLimitExtras } from '../rate-limit.js';
 
 export const GITHUB_API_VERSION = '2022-11-28';
 
@@ -10,18 +10,7 @@ export const github = defineConnector({
   defaultHeaders: { accept: 'application/vnd.github+json', 'x-github-api-version': GITHUB_API_VERSION },
   auth: (secret) => ({ authorization: `Bearer ${secret.token ?? ''}` }),
   conditionalGets: true,
-  resultExtras: {
-    shape: {
-      rate_limit: z
-        .object({ remaining: z.number().optional(), limit: z.number().optional(), reset: z.number().optional().describe('Epoch seconds') })
-        .optional()
-        .describe('GitHub quota left after this call'),
-    },
-    from: (api) => {
-      const { remaining, limit, reset } = api.rateLimit;
-      return remaining === undefined ? {} : { rate_limit: { remaining, limit, reset } };
-    },
-  },
+  resultExtras: rateLimitExtras,
   async identify(api) {
     const res = await api.request({ method: 'GET', endpoint: '/user' });
     const user = res.body as { login?: string };

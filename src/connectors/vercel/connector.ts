@@ -1,10 +1,12 @@
 import { defineConnector } from '../../tool.js';
+import { rateLimitExtras } from '../rate-limit.js';
 
 export const vercel = defineConnector({
   id: 'vercel',
   title: 'Vercel',
   baseUrl: 'https://api.vercel.com',
   auth: (secret) => ({ authorization: `Bearer ${secret.token ?? ''}` }),
+  resultExtras: rateLimitExtras,
   // Team-owned resources are only visible with teamId on every call.
   defaultQuery: (account) => (account.meta.teamId ? { teamId: account.meta.teamId } : undefined),
   async identify(api) {

@@ -42,17 +42,6 @@ interface VercelProject {
   link?: { type?: string; org?: string; repo?: string; repoId?: number } | null;
 }
 
-const rateLimitShape = z
-  .object({ remaining: z.number().optional(), limit: z.number().optional(), reset: z.number().optional() })
-  .optional()
-  .describe('Quota left (reset: epoch s)');
-
-/** The x-ratelimit-* headers of the latest response (specification 7: the rate-limit status is in the headers). */
-function rateLimit(api: Api): { rate_limit?: { remaining?: number; limit?: number; reset?: number } } {
-  const { remaining, limit, reset } = api.rateLimit;
-  return remaining === undefined && limit === undefined ? {} : { rate_limit: { remaining, limit, reset } };
-}
-
 /** One path segment from a caller's value; a deployment URL may be given with its scheme. */
 function segment(value: string, field: string): string {
   const v = value.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '');
@@ -127,7 +116,6 @@ const createDeployment = vercel.tool({
     status: z.string().describe('readyState'),
     target: z.string().nullable().describe('null: preview'),
     inspectorUrl: z.string().nullable(),
-    rate_limit: rateLimitShape,
   }),
   effect: 'write',
   async run(input, { api }) {
@@ -148,7 +136,6 @@ const createDeployment = vercel.tool({
       status: d.readyState ?? d.status ?? 'QUEUED',
       target: d.target ?? null,
       inspectorUrl: d.inspectorUrl ?? null,
-      ...rateLimit(api),
     };
   },
 });
@@ -213,7 +200,7 @@ const listDeployments = vercel.tool({
       cursor: z.string().optional().describe('next_cursor; replaces the filters'),
     })
     .strict(),
-  output: z.object({ deployments: z.array(rowShape), next_cursor: z.string().nullable(), rate_limit: rateLimitShape }),
+  output: z.object({ deployments: z.array(rowShape), next_cursor: z.string().nullable() }),
   effect: 'read',
   async run(input, { api }) {
     let query: Record<string, string>;
@@ -247,7 +234,7 @@ const listDeployments = vercel.tool({
     }));
     // Vercel can answer a next timestamp with a short last page; an empty page ends the walk.
     const next = deployments.length ? encodeCursor(query, body.pagination?.next) : null;
-    return { deployments, next_cursor: next, ...rateLimit(api) };
+    return { deployments, next_cursor: next };
   },
 });
 
@@ -263,7 +250,6 @@ const cancelDeployment = vercel.tool({
     id: z.string(),
     state: z.string().describe('readyState now'),
     note: z.string().optional(),
-    rate_limit: rateLimitShape,
   }),
   // Destructive: a canceled build cannot be resumed, only deployed again. Idempotent: a second call changes nothing.
   effect: 'delete',
@@ -277,12 +263,11 @@ const cancelDeployment = vercel.tool({
       id: uid,
       state: now,
       note: `${why} Only QUEUED, INITIALIZING or BUILDING deployments can be canceled; nothing was changed.`,
-      ...rateLimit(api),
     });
     if (!CANCELABLE.includes(state)) return leave(state, `The deployment is ${state}.`);
     try {
       const done = await api.patch<VercelDeployment>(`/v12/deployments/${encodeURIComponent(uid)}/cancel`);
-      return { canceled: true, id: uid, state: done.readyState ?? done.status ?? 'CANCELED', ...rateLimit(api) };
+      return { canceled: true, id: uid, state: done.readyState ?? done.status ?? 'CANCELED' };
     } catch (error) {
       // It may have finished between the two calls: Vercel then refuses the cancel with a 400.
       if (!(error instanceof ProviderError) || error.status !== 400) throw error;
