@@ -2,6 +2,7 @@ import type { CallToolResult, Tool as McpTool, ToolAnnotations } from '@modelcon
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
 import { InputError } from './errors.js';
+import { inputJsonSchema, outputJsonSchema } from './schema.js';
 import { createApi, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
 import type { TokenProvider } from './accounts/refresh.js';
@@ -170,7 +171,7 @@ export function defineConnector(spec: ConnectorSpec): Connector {
         account: z
           .string()
           .optional()
-          .describe(`${spec.title} account id or label (accounts_list); omit for the default`),
+          .describe('accounts_list id/label, else default'),
       }) as ObjectSchema;
       return {
         name: `${spec.id}_${def.name}`,
@@ -195,15 +196,15 @@ export function defineConnector(spec: ConnectorSpec): Connector {
   return connector;
 }
 
+/**
+ * readOnlyHint on reads, destructiveHint on every tool that changes something; the other hints only where
+ * they differ from the MCP defaults (readOnlyHint and idempotentHint false, openWorldHint true), to save tokens.
+ */
 export function annotationsFor(tool: Pick<Tool, 'effect' | 'idempotent' | 'connector'>): ToolAnnotations {
-  const openWorldHint = tool.connector !== undefined;
-  if (tool.effect === 'read') return { readOnlyHint: true, openWorldHint };
-  return {
-    readOnlyHint: false,
-    destructiveHint: tool.effect === 'delete',
-    idempotentHint: tool.idempotent ?? false,
-    openWorldHint,
-  };
+  const annotations: ToolAnnotations = tool.effect === 'read' ? { readOnlyHint: true } : { destructiveHint: tool.effect === 'delete' };
+  if (tool.effect !== 'read' && tool.idempotent) annotations.idempotentHint = true;
+  if (tool.connector === undefined) annotations.openWorldHint = false;
+  return annotations;
 }
 
 /** The one place a tool becomes what tools/list shows: zod to JSON Schema, annotations from effect. */
@@ -212,29 +213,10 @@ export function toMcpTool(tool: Tool): McpTool {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: jsonSchema(tool.input, 'input') as McpTool['inputSchema'],
-    outputSchema: jsonSchema(tool.output, 'output') as McpTool['outputSchema'],
+    inputSchema: inputJsonSchema(tool.input) as McpTool['inputSchema'],
+    outputSchema: outputJsonSchema(tool.output) as McpTool['outputSchema'],
     annotations: annotationsFor(tool),
   };
-}
-
-function jsonSchema(schema: ObjectSchema, io: 'input' | 'output'): Record<string, unknown> {
-  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as Record<string, unknown>;
-  delete out.$schema;
-  return prune(out) as Record<string, unknown>;
-}
-
-/** Drops keywords that say nothing to a model (JSON object keys are always strings). */
-function prune(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(prune);
-  if (!node || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'propertyNames' && JSON.stringify(v) === '{"type":"string"}') continue;
-    if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
-    out[k] = prune(v);
-  }
-  return out;
 }
 
 /** Every successful result: structured content plus the same JSON as text, for older clients. */

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoveryTools } from '../src/mcp/discovery.js';
+import { buildTools } from '../src/serve.js';
+import { toMcpTool } from '../src/tool.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -63,18 +67,28 @@ describe('tool registry', () => {
     }
   });
 
-  it('every tool has an output schema and annotations derived from its effect', () => {
+  it('every tool has an output schema naming its fields, and annotations derived from its effect', () => {
     for (const t of tools) {
       expect(t.outputSchema?.type, t.name).toBe('object');
-      expect(typeof t.annotations?.readOnlyHint, t.name).toBe('boolean');
-      if (!t.annotations!.readOnlyHint) expect(typeof t.annotations!.destructiveHint, t.name).toBe('boolean');
-      expect(t.annotations!.openWorldHint, t.name).toBe(!/^(accounts|triggers|events)_/.test(t.name));
+      expect(t.outputSchema?.description, t.name).toMatch(/^\{\w+\??(: |[,}( ])/);
+      // Hints equal to the MCP defaults are left out: readOnlyHint false, idempotentHint false, openWorldHint true.
+      const a = t.annotations!;
+      if (a.readOnlyHint !== true) expect(typeof a.destructiveHint, t.name).toBe('boolean');
+      expect(a.readOnlyHint === false || a.idempotentHint === false || a.openWorldHint === true, t.name).toBe(false);
+      expect(a.openWorldHint ?? true, t.name).toBe(!/^(accounts|triggers|events)_/.test(t.name));
     }
+  });
+
+  it('tools/list of every tool stays within 15,000 tokens (o200k_base), the discovery surface within 1,500', async () => {
+    expect(countTokens(JSON.stringify({ tools }))).toBeLessThanOrEqual(15_000);
+    const discovery = discoveryTools(buildTools({ readOnly: false })).map(toMcpTool);
+    expect(discovery.map((t) => t.name).sort()).toEqual(['tools_call', 'tools_describe', 'tools_search']);
+    expect(countTokens(JSON.stringify({ tools: discovery }))).toBeLessThanOrEqual(1_500);
   });
 
   it('the API Call tools are marked destructive, accounts_list read-only', () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect(byName.get('github_api_call')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.get('github_api_call')!.annotations).toEqual({ destructiveHint: true });
     expect(byName.get('accounts_list')!.annotations).toMatchObject({ readOnlyHint: true });
   });
 

@@ -17,12 +17,12 @@ export const accountsList = defineTool({
   name: 'accounts_list',
   title: 'List connected accounts',
   description:
-    'List connected provider accounts with id, label, identity, default flag, status and permission groups; never secrets. ' +
-    'Pass an id or label as "account" to any connector tool.',
+    'List connected accounts, never their secrets. ' +
+    'Pass an id or label as "account" to connector tools.',
   input: z
     .object({
-      provider: z.enum(PROVIDERS).optional().describe('Only accounts of this provider'),
-      group: z.string().optional().describe('Only accounts granted this permission group, e.g. team-collaboration'),
+      provider: z.enum(PROVIDERS).optional().describe('Only this provider'),
+      group: z.string().optional().describe('Only accounts with this permission group, e.g. mail'),
     })
     .strict(),
   output: z.object({ accounts: z.array(accountShape) }),

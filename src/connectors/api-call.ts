@@ -19,9 +19,9 @@ const KEPT_HEADERS = /^(content-type|etag|last-modified|link|location|retry-afte
 const GITHUB_MEDIA_TYPE = /^application\/vnd\.github([.+][a-z0-9.+-]*)?$/i;
 
 const output = z.object({
-  status: z.number().int().optional().describe('HTTP status'),
-  headers: z.record(z.string(), z.string()).optional().describe('Useful response headers: content-type, etag, link, rate limits'),
-  body: z.unknown().optional().describe('Parsed JSON, text, or base64 (see body_encoding)'),
+  status: z.number().int().optional(),
+  headers: z.record(z.string(), z.string()).optional().describe('content-type, etag, link, rate limits'),
+  body: z.unknown().optional().describe('JSON, text or base64 (body_encoding)'),
   body_encoding: z.enum(['json', 'text', 'base64', 'none']).optional(),
   dry_run: z.boolean().optional(),
   request: z
@@ -32,16 +32,16 @@ const output = z.object({
       body: z.unknown().optional(),
     })
     .optional()
-    .describe('With dry_run: the exact request, credentials redacted'),
+    .describe('dry_run: the request, credentials redacted'),
 });
 
 /** The generic API Call step of a connector: any path of the provider, the account's credentials attached. */
 export function apiCallTool(connector: Connector, options: ApiCallOptions): Tool {
   const methods = (options.readOnly ? ['GET'] : options.methods) as [HttpMethod, ...HttpMethod[]];
   const shape = {
-    method: z.enum(methods).describe(options.readOnly ? 'HTTP method (read-only mode: GET only)' : 'HTTP method'),
-    [options.pathField]: z.string().describe(`Path on the ${connector.title} API with its query, e.g. ${options.example}`),
-    body: z.record(z.string(), z.unknown()).optional().describe('JSON object body (not with GET)'),
+    method: z.enum(methods).describe(options.readOnly ? 'GET only (read-only mode)' : 'HTTP method'),
+    [options.pathField]: z.string().describe(`Path and query, e.g. ${options.example}`),
+    body: z.record(z.string(), z.unknown()).optional().describe('JSON body (not with GET)'),
     ...(options.headers
       ? {
           headers: z
@@ -49,12 +49,12 @@ export function apiCallTool(connector: Connector, options: ApiCallOptions): Tool
             .optional()
             .describe(
               options.requireVendorAccept
-                ? 'Headers; must include accept: application/vnd.github+json (or a variant such as application/vnd.github.raw+json)'
-                : 'Extra request headers; credentials are attached for you',
+                ? 'Must include accept: application/vnd.github+json (or a variant such as .raw+json)'
+                : 'Extra headers; credentials are added for you',
             ),
         }
       : {}),
-    dry_run: z.boolean().optional().describe('Return the request that would be sent, and send nothing'),
+    dry_run: z.boolean().optional().describe('Return the request, send nothing'),
   };
   const input = z.object(shape).strict();
 
@@ -62,8 +62,8 @@ export function apiCallTool(connector: Connector, options: ApiCallOptions): Tool
     name: 'api_call',
     title: `${connector.title} API call`,
     description:
-      `Send any request to the ${connector.title} API with the account's credentials attached; returns status, key headers and body. ` +
-      'Use it for what no pre-built tool covers; it can reach no other host.',
+      `Send any ${connector.title} API request with the account's credentials, for what no other tool covers. ` +
+      'Reaches no other host.',
     input,
     output,
     effect: options.readOnly ? 'read' : 'delete',

@@ -5,9 +5,9 @@ import type { ConnectorSpec } from '../tool.js';
 export const rateLimitExtras: NonNullable<ConnectorSpec['resultExtras']> = {
   shape: {
     rate_limit: z
-      .object({ remaining: z.number().optional(), limit: z.number().optional(), reset: z.number().optional() })
+      .record(z.string(), z.number())
       .optional()
-      .describe('Quota left after this call (reset: epoch s)'),
+      .describe('quota'),
   },
   from: (api) => {
     const { remaining, limit, reset } = api.rateLimit;

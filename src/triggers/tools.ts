@@ -19,7 +19,7 @@ function runtimeOf(ctx: CallContext): TriggerRuntime {
 const triggerShape = z.object({
   id: z.string(),
   kind: z.string(),
-  account: z.string().describe('Account label'),
+  account: z.string().describe('label'),
   status: z.enum(['active', 'failing']),
   config: z.record(z.string(), z.unknown()),
   forward_url: z.string().nullable(),
@@ -53,25 +53,25 @@ export const triggersCreate = defineTool({
   name: 'triggers_create',
   title: 'Create a trigger',
   description:
-    'Start watching an account for events of a kind (new email, GitHub events, Vercel deployments); returns the trigger and what happens next. ' +
-    'Read its events with events_next or the resource switchboard://triggers/{id}/events.',
+    'Start watching an account for events of a kind; returns the trigger and what happens next. ' +
+    'Read events with events_next or switchboard://triggers/{id}/events.',
   input: z
     .object({
-      kind: z.enum(KIND_NAMES).describe('Trigger kind'),
-      account: z.string().optional().describe("Account id or label of the kind's provider; omit for the default"),
+      kind: z.enum(KIND_NAMES).describe('Kind'),
+      account: z.string().optional().describe('accounts_list id/label, else default'),
       config: z
         .record(z.string(), z.unknown())
         .optional()
         .describe(
-          'outlook.new_email: {folder?, mailbox?, filter? e.g. "from:*@acme.com AND subject:invoice", poll_interval_seconds?}; github.*: {repo: "owner/name" or org, ...}; vercel.*: {project, environment?, secret?}',
+          'outlook.new_email: {folder?, mailbox?, filter? e.g. "from:*@acme.com AND subject:invoice", poll_interval_seconds?}; github.*: {repo: "owner/name" or org}; vercel.*: {project, environment?}',
         ),
-      forward_url: z.string().optional().describe('Also POST each event here as JSON, signed with HMAC-SHA256 (X-Switchboard-Signature-256)'),
+      forward_url: z.string().optional().describe('POST each event here, signed (X-Switchboard-Signature-256)'),
     })
     .strict(),
   output: z.object({
     trigger: triggerShape,
-    next: z.string().describe('What happens next'),
-    forward_secret: z.string().optional().describe('Signing secret for forward_url; shown only now'),
+    next: z.string(),
+    forward_secret: z.string().optional().describe('for forward_url; shown only now'),
   }),
   effect: 'write',
   async run(input, ctx) {
@@ -129,11 +129,11 @@ function checkForwardUrl(value: string): string {
 export const triggersList = defineTool({
   name: 'triggers_list',
   title: 'List triggers',
-  description: 'List triggers with kind, account, config, status, counters (fired, skipped, errors) and last event time. Use the ids with events_next or triggers_delete.',
+  description: 'List triggers with kind, account, config, status, counters and last event time. Ids feed events_next and triggers_delete.',
   input: z
     .object({
-      kind: z.string().optional().describe('Only triggers of this kind'),
-      account: z.string().optional().describe('Only triggers of this account id or label'),
+      kind: z.string().optional().describe('Only this kind'),
+      account: z.string().optional().describe('Only this account id or label'),
     })
     .strict(),
   output: z.object({ triggers: z.array(triggerShape) }),
@@ -149,8 +149,8 @@ export const triggersList = defineTool({
 export const triggersDelete = defineTool({
   name: 'triggers_delete',
   title: 'Delete a trigger',
-  description: 'Stop a trigger and delete it; no more events come from it, and pending forwards are cancelled. Get ids from triggers_list.',
-  input: z.object({ id: z.string().describe('Trigger id (trg_...)') }).strict(),
+  description: 'Stop and delete a trigger; pending forwards are cancelled. Ids come from triggers_list.',
+  input: z.object({ id: z.string().describe('trg_... id') }).strict(),
   output: z.object({ deleted: z.boolean(), id: z.string(), kind: z.string(), note: z.string().optional() }),
   effect: 'delete',
   idempotent: true,
@@ -187,15 +187,15 @@ export const eventsNext = defineTool({
   name: 'events_next',
   title: 'Next trigger events',
   description:
-    'Return trigger events after a cursor, waiting up to wait_seconds for one; returns events and next_cursor. ' +
-    'With consumer, the server keeps the cursor: pass next_cursor back to acknowledge a batch, or omit it to get unacknowledged events again.',
+    'Trigger events after a cursor, waiting up to wait_seconds. ' +
+    'With consumer the server keeps the cursor: pass next_cursor back to acknowledge, or omit it to get the batch again.',
   input: z
     .object({
-      triggers: z.array(z.string()).optional().describe('Only events of these trigger ids'),
-      cursor: z.string().regex(/^\d+$/, 'must be a next_cursor value').optional().describe('next_cursor of the previous call; omit to start from now'),
-      consumer: z.string().regex(/^[\w.:-]{1,64}$/, 'letters, digits, _ . : - only, at most 64').optional().describe('Name under which the server keeps your cursor'),
-      wait_seconds: z.number().int().min(0).max(60).optional().describe('Long-poll up to this many seconds when nothing is new (0-60)'),
-      limit: z.number().int().min(1).max(100).optional().describe('At most this many events (default 20)'),
+      triggers: z.array(z.string()).optional().describe('Only these trigger ids'),
+      cursor: z.string().regex(/^\d+$/, 'must be a next_cursor value').optional().describe('next_cursor of the last call; omit to start now'),
+      consumer: z.string().regex(/^[\w.:-]{1,64}$/, 'letters, digits, _ . : - only, at most 64').optional().describe('Name the server keeps your cursor under'),
+      wait_seconds: z.number().int().min(0).max(60).optional().describe('Wait this long for a new event'),
+      limit: z.number().int().min(1).max(100).optional().describe('Default 20'),
     })
     .strict(),
   output: z.object({ events: z.array(eventShape), next_cursor: z.string(), more: z.boolean() }),

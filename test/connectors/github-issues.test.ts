@@ -21,8 +21,8 @@ describe('tools/list', () => {
     );
     expect(listed.get('github_search_issues_and_pull_requests')!.annotations).toMatchObject({ readOnlyHint: true });
     expect(listed.get('github_get_issue_assignees')!.annotations).toMatchObject({ readOnlyHint: true });
-    expect(listed.get('github_update_issue')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
-    expect(listed.get('github_create_issue')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(listed.get('github_update_issue')!.annotations).toEqual({ destructiveHint: false, idempotentHint: true });
+    expect(listed.get('github_create_issue')!.annotations).toEqual({ destructiveHint: false });
   });
 });
 

@@ -23,9 +23,9 @@ describe('tools/list', () => {
       2600,
     );
     for (const name of ['github_enable_workflow', 'github_disable_workflow']) {
-      expect(listed.get(name)!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+      expect(listed.get(name)!.annotations, name).toEqual({ destructiveHint: false, idempotentHint: true });
     }
-    expect(listed.get('github_create_workflow_dispatch')!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+    expect(listed.get('github_create_workflow_dispatch')!.annotations).toEqual({ destructiveHint: false });
     expect(listed.get('github_get_workflow_run')!.annotations).toMatchObject({ readOnlyHint: true });
     expect(listed.get('github_list_workflow_runs')!.annotations).toMatchObject({ readOnlyHint: true });
   });

@@ -187,7 +187,7 @@ describe('outlook_send_email', () => {
 
   it('sends the message Graph expects, answers accepted (not delivered), and files a copy in Sent Items', async () => {
     const r = await h.ok('outlook_send_email', {
-      to: ['jordan.lee@fabrikam.example', { name: 'Priya Patel', address: 'priya@contoso.example' }],
+      to: ['jordan.lee@fabrikam.example', 'Priya Patel <priya@contoso.example>'],
       cc: ['Sam Rivera <sam.rivera@acme.example>'],
       bcc: ['morgan.chen@contoso.example'],
       reply_to: ['sales@contoso.example'],
@@ -230,7 +230,7 @@ describe('outlook_send_email', () => {
   it('refuses a bad address naming the field and index, and sends nothing', async () => {
     const text = await h.fails('outlook_send_email', { to: ['jordan.lee@fabrikam.example'], cc: ['priya@contoso.example', 'bob'], subject: 's', body: 'b' });
     expect(text).toMatch(/"cc\[1\]": "bob" is not an email address/);
-    const obj = await h.fails('outlook_send_email', { to: [{ name: 'X', address: 'x@' }], subject: 's', body: 'b' });
+    const obj = await h.fails('outlook_send_email', { to: ['X <x@>'], subject: 's', body: 'b' });
     expect(obj).toMatch(/"to\[0\]": "x@" is not an email address/);
     expect(requests()).toHaveLength(0);
   });

@@ -35,15 +35,15 @@ describe('tools/list', () => {
     const mine = new Map(tools.filter((t) => /^vercel_(create|list|cancel)_deployments?$/.test(t.name)).map((t) => [t.name, t]));
     expect([...mine.keys()].sort()).toEqual(['vercel_cancel_deployment', 'vercel_create_deployment', 'vercel_list_deployments']);
     expect(mine.get('vercel_list_deployments')!.annotations).toMatchObject({ readOnlyHint: true });
-    expect(mine.get('vercel_create_deployment')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
-    expect(mine.get('vercel_cancel_deployment')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(mine.get('vercel_create_deployment')!.annotations).toEqual({ destructiveHint: false });
+    expect(mine.get('vercel_cancel_deployment')!.annotations).toEqual({ destructiveHint: true, idempotentHint: true });
     for (const t of mine.values()) {
       const json = JSON.stringify(t);
       // Output schema within ~300 tokens (o200k_base), the whole entry within 500.
       expect(countTokens(JSON.stringify(t.outputSchema)), t.name).toBeLessThanOrEqual(300);
       expect(countTokens(json), t.name).toBeLessThanOrEqual(500);
       expect(t.inputSchema.properties, t.name).toHaveProperty('account');
-      expect(t.outputSchema!.properties, t.name).toHaveProperty('rate_limit');
+      expect(t.outputSchema!.description, t.name).toMatch(/\brate_limit\?/);
     }
   });
 });

@@ -49,13 +49,13 @@ const getRepositoryContent = github.tool({
   name: 'get_repository_content',
   title: 'Get file or directory',
   description:
-    'Read a file as text (binary as base64) or list a directory (name, path, type, size, sha), at any branch, tag or commit. ' +
-    'Files over 1 MB are fetched raw and cut at 1 MB, with truncated: true.',
+    'Read a file as text (binary as base64) or list a directory, at any ref. ' +
+    'Files over 1 MB are cut at 1 MB with truncated: true.',
   input: z
     .object({
       ...repoFields,
-      path: z.string().optional().describe('File or directory; omit for the root'),
-      ref: z.string().optional().describe('Branch, tag or commit sha; default branch if omitted'),
+      path: z.string().optional().describe('Omit for the root'),
+      ref: z.string().optional().describe('Branch, tag or sha; default branch'),
     })
     .strict(),
   output: z.object({
@@ -104,17 +104,16 @@ const createOrUpdateFile = github.tool({
   name: 'create_or_update_file',
   title: 'Create or update file',
   description:
-    'Commit one file to a branch, creating or replacing it; returns the blob sha, the commit and whether it was created. ' +
-    'The current sha is looked up when omitted; create_branch makes a branch.',
+    'Commit one file to a branch, creating or replacing it; returns the blob sha, the commit and whether it was created.',
   input: z
     .object({
       ...repoFields,
-      path: z.string().describe('File path, e.g. docs/guide.md'),
+      path: z.string().describe('e.g. docs/guide.md'),
       message: z.string().min(1).describe('Commit message'),
-      branch: z.string().min(1).describe('Branch to commit to'),
-      content: z.string().optional().describe('Text content'),
-      content_base64: z.string().optional().describe('Binary content as base64, instead of content'),
-      sha: z.string().optional().describe('Blob sha being replaced; looked up if omitted'),
+      branch: z.string().min(1).describe('Branch'),
+      content: z.string().optional().describe('Text'),
+      content_base64: z.string().optional().describe('Binary as base64, instead of content'),
+      sha: z.string().optional().describe('Blob sha replaced; looked up if omitted'),
     })
     .strict(),
   output: z.object({

@@ -39,12 +39,12 @@ function checkContents(files: Record<string, string>, field: string): void {
 const createGist = github.tool({
   name: 'create_gist',
   title: 'Create gist',
-  description: 'Create a gist from one or more text files; returns its id, URL and file names. Gists are secret (unlisted) unless public is true.',
+  description: 'Create a gist from text files; returns its id, URL and file names. Secret (unlisted) unless public.',
   input: z
     .object({
-      files: z.record(z.string(), z.string()).describe('File name → text, e.g. {"notes.md": "# Notes"}'),
+      files: z.record(z.string(), z.string()).describe('Name → text, e.g. {"a.md": "# A"}'),
       description: z.string().optional().describe('Description'),
-      public: z.boolean().optional().describe('Default false (secret)'),
+      public: z.boolean().optional().describe('Default false'),
     })
     .strict(),
   output: z.object(gistShape),
@@ -65,14 +65,14 @@ const updateGist = github.tool({
   name: 'update_gist',
   title: 'Update gist',
   description:
-    'Edit a gist you own: description, file contents (a new name adds a file), renames and deletions; returns the gist after the change. ' +
-    'list_gists gives gist ids.',
+    'Edit a gist you own: description, file texts (a new name adds a file), renames, deletions; returns the gist. ' +
+    'Ids come from list_gists.',
   input: z
     .object({
       gist_id: z.string().describe('Gist id'),
       description: z.string().optional().describe('New description'),
-      files: z.record(z.string(), z.string()).optional().describe('File name → new text'),
-      rename: z.record(z.string(), z.string()).optional().describe('Current name → new name'),
+      files: z.record(z.string(), z.string()).optional().describe('Name → new text'),
+      rename: z.record(z.string(), z.string()).optional().describe('Old name → new name'),
       delete_files: z.array(z.string()).optional().describe('File names to delete'),
     })
     .strict(),
@@ -106,12 +106,12 @@ const listGists = github.tool({
   name: 'list_gists',
   title: 'List gists',
   description:
-    "List a user's gists, newest first (yours with secret ones if username is omitted): id, description, visibility, file names, URL. " +
-    'Gives the ids update_gist needs.',
+    "List a user's gists newest first (yours, secret ones too, if username is omitted). " +
+    'Gives update_gist its ids.',
   input: z
     .object({
-      username: z.string().optional().describe('Login; omit for your own'),
-      since: z.string().optional().describe('Only gists updated since this ISO 8601 time'),
+      username: z.string().optional().describe('Login; omit for yours'),
+      since: z.string().optional().describe('Updated since (ISO 8601)'),
       limit: limitField(100, 30),
       cursor: cursorField,
     })

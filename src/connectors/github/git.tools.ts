@@ -45,13 +45,13 @@ const createBranch = github.tool({
   name: 'create_branch',
   title: 'Create branch',
   description:
-    'Create a branch from a branch, tag or commit sha (default: the default branch); returns its ref and head sha. ' +
-    'Commit to it with create_or_update_file.',
+    'Create a branch from a branch, tag or sha (default: the default branch); returns its ref and sha. ' +
+    'Commit with create_or_update_file.',
   input: z
     .object({
       ...repoFields,
       branch: z.string().min(1).describe('New branch name'),
-      from: z.string().optional().describe('Branch, tag or commit sha to start from; default branch if omitted'),
+      from: z.string().optional().describe('Branch, tag or sha; default branch'),
     })
     .strict(),
   output: z.object({ ref: z.string(), sha: z.string(), from: z.string() }),
@@ -70,8 +70,8 @@ const getCommit = github.tool({
   name: 'get_commit',
   title: 'Get commit',
   description:
-    `Get one commit: message, author, date, parents, lines added/deleted and up to ${MAX_COMMIT_FILES} changed files with patches (cut at ${MAX_PATCH_CHARS} characters). ` +
-    'list_commits gives the shas.',
+    `Get one commit with stats and up to ${MAX_COMMIT_FILES} changed files with patches (cut at ${MAX_PATCH_CHARS} characters). ` +
+    'Shas come from list_commits.',
   input: z.object({ ...repoFields, ref: z.string().min(1).describe('Commit sha, branch or tag') }).strict(),
   output: z.object({
     sha: z.string(),
@@ -115,13 +115,13 @@ const listCommits = github.tool({
   name: 'list_commits',
   title: 'List commits',
   description:
-    'List commits newest first (sha, first message line, author, date), filtered by path, author or time range. ' +
+    'List commits newest first (sha, first message line, author, date), by path, author or time. ' +
     'get_commit shows one in full.',
   input: z
     .object({
       ...repoFields,
-      sha: z.string().optional().describe('Branch or commit sha to start from; default branch if omitted'),
-      path: z.string().optional().describe('Only commits touching this file or directory'),
+      sha: z.string().optional().describe('Branch or sha; default branch'),
+      path: z.string().optional().describe('Only commits touching this path'),
       author: z.string().optional().describe('Login or email'),
       since: z.string().optional().describe('ISO 8601 time'),
       until: z.string().optional().describe('ISO 8601 time'),

@@ -24,7 +24,7 @@ interface GhIssue {
 const names = (labels: GhIssue['labels']) => (labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? '')));
 const logins = (users: GhIssue['assignees']) => (users ?? []).map((u) => u.login);
 
-const issueNumber = z.number().int().describe('Issue or pull request number');
+const issueNumber = z.number().int().describe('Issue or PR number');
 
 const issueOut = {
   number: z.number(),
@@ -39,15 +39,15 @@ const createIssue = github.tool({
   name: 'create_issue',
   title: 'Create issue',
   description:
-    'Open an issue in a repository; returns its number, html_url, labels and assignees. ' +
-    'GitHub drops labels, assignees and milestone silently without push access, so check them in the result.',
+    'Open an issue in a repository. ' +
+    'Without push access GitHub silently drops labels, assignees and milestone.',
   input: z
     .object({
       ...repoFields,
-      title: z.string().min(1).describe('Issue title'),
-      body: z.string().optional().describe('Body in GitHub Markdown'),
+      title: z.string().min(1).describe('Title'),
+      body: z.string().optional().describe('Markdown'),
       labels: z.array(z.string()).optional().describe('Label names'),
-      assignees: z.array(z.string()).optional().describe('Logins (see github_get_issue_assignees)'),
+      assignees: z.array(z.string()).optional().describe('Logins (github_get_issue_assignees)'),
       milestone: z.number().int().optional().describe('Milestone number'),
     })
     .strict(),
@@ -63,13 +63,12 @@ const createIssueComment = github.tool({
   name: 'create_issue_comment',
   title: 'Comment on issue or pull request',
   description:
-    'Add a comment to an issue or to a pull request conversation; returns the comment id and html_url. ' +
-    'For a pull request pass its number as issue_number.',
+    'Comment on an issue or pull request (its number as issue_number); returns the comment id and html_url.',
   input: z
     .object({
       ...repoFields,
       issue_number: issueNumber,
-      body: z.string().min(1).describe('Comment in GitHub Markdown'),
+      body: z.string().min(1).describe('Markdown'),
     })
     .strict(),
   output: z.object({ id: z.number(), html_url: z.string(), created_at: z.string() }),
@@ -84,21 +83,21 @@ const updateIssue = github.tool({
   name: 'update_issue',
   title: 'Update issue',
   description:
-    'Edit an issue: title, body, state (with state_reason), milestone; labels and assignees REPLACE the current lists. ' +
-    'To add or remove single labels use add_labels/remove_labels, which keep the others.',
+    'Edit an issue: title, body, state, milestone; labels and assignees REPLACE the lists. ' +
+    'add_labels/remove_labels keep the others.',
   input: z
     .object({
       ...repoFields,
       issue_number: issueNumber,
-      title: z.string().optional().describe('New title'),
-      body: z.string().optional().describe('New body'),
-      state: z.enum(['open', 'closed']).optional().describe('New state'),
-      state_reason: z.enum(['completed', 'not_planned', 'duplicate', 'reopened']).optional().describe('Why closed/reopened'),
+      title: z.string().optional().describe('Title'),
+      body: z.string().optional().describe('Body'),
+      state: z.enum(['open', 'closed']).optional().describe('State'),
+      state_reason: z.enum(['completed', 'not_planned', 'duplicate', 'reopened']).optional().describe('Why'),
       labels: z.array(z.string()).optional().describe('REPLACES all labels'),
-      add_labels: z.array(z.string()).optional().describe('Labels to add'),
-      remove_labels: z.array(z.string()).optional().describe('Labels to remove'),
+      add_labels: z.array(z.string()).optional().describe('Add these'),
+      remove_labels: z.array(z.string()).optional().describe('Remove these'),
       assignees: z.array(z.string()).optional().describe('REPLACES all assignees'),
-      milestone: z.number().int().nullable().optional().describe('Milestone number; null clears'),
+      milestone: z.number().int().nullable().optional().describe('Number; null clears'),
     })
     .strict(),
   output: z.object({ ...issueOut, state_reason: z.string().nullable() }),
@@ -130,13 +129,13 @@ const getIssueAssignees = github.tool({
   name: 'get_issue_assignees',
   title: 'Get issue assignees',
   description:
-    "With issue_number: the issue's current assignees; with username: whether that user can be assigned; with neither: the repository's assignable users, paged. " +
-    'Use it before create_issue or update_issue to pick valid logins.',
+    "An issue's assignees (issue_number), whether username is assignable, or else the repo's assignable users, paged. " +
+    'Gives valid logins for create_issue and update_issue.',
   input: z
     .object({
       ...repoFields,
-      issue_number: z.number().int().optional().describe("Return this issue's assignees"),
-      username: z.string().min(1).optional().describe('Return whether this login is assignable'),
+      issue_number: z.number().int().optional().describe("This issue's assignees"),
+      username: z.string().min(1).optional().describe('Is this login assignable'),
       limit: limitField(100, 30),
       cursor: cursorField,
     })
@@ -171,13 +170,13 @@ const search = github.tool({
   name: 'search_issues_and_pull_requests',
   title: 'Search issues and pull requests',
   description:
-    'Search issues and pull requests with GitHub query syntax such as "repo:o/r is:open label:bug"; returns compact items with is_pull_request, paged. ' +
+    'Search issues and pull requests with GitHub query syntax; returns items with is_pull_request, paged. ' +
     'Search allows 30 requests a minute.',
   input: z
     .object({
-      q: z.string().min(1).describe('Query: words and qualifiers such as repo:, is:pr, is:open, label:, author:, assignee:, created:>=2025-01-01'),
-      sort: z.enum(['comments', 'reactions', 'interactions', 'created', 'updated']).optional().describe('Default: best match'),
-      order: z.enum(['asc', 'desc']).optional().describe('Default: desc'),
+      q: z.string().min(1).describe('e.g. repo:o/r is:pr is:open label:bug author:x created:>=2025-01-01'),
+      sort: z.enum(['comments', 'reactions', 'interactions', 'created', 'updated']).optional().describe('Default best match'),
+      order: z.enum(['asc', 'desc']).optional().describe('Default desc'),
       limit: limitField(100, 30),
       cursor: cursorField,
     })

@@ -22,18 +22,17 @@ const createPullRequest = github.tool({
   name: 'create_pull_request',
   title: 'Create pull request',
   description:
-    'Open a pull request from head into base, with a title or from an existing issue; returns its number, html_url and head sha. ' +
-    'Fails clearly when there are no commits between the branches or a pull request for head already exists.',
+    'Open a pull request from head into base, with a title or from an issue; returns its number, html_url and head sha.',
   input: z
     .object({
       ...repoFields,
-      head: z.string().min(1).describe('Branch with the changes (user:branch for a fork)'),
-      base: z.string().min(1).describe('Branch to merge into'),
-      title: z.string().optional().describe('Title, unless issue'),
-      issue: z.number().int().optional().describe('Issue number to convert, instead of title'),
+      head: z.string().min(1).describe('Branch with changes (user:branch for a fork)'),
+      base: z.string().min(1).describe('Target branch'),
+      title: z.string().optional().describe('Unless issue'),
+      issue: z.number().int().optional().describe('Issue number to convert'),
       body: z.string().optional().describe('Description'),
-      draft: z.boolean().optional().describe('Open as draft'),
-      maintainer_can_modify: z.boolean().optional().describe('Maintainers may push to head'),
+      draft: z.boolean().optional().describe('Draft'),
+      maintainer_can_modify: z.boolean().optional().describe('Maintainers may push'),
     })
     .strict(),
   output: z.object({ number: z.number(), html_url: z.string(), state: z.string(), draft: z.boolean(), head_sha: z.string() }),
@@ -66,8 +65,7 @@ const getReviewers = github.tool({
   name: 'get_reviewers',
   title: 'Get reviewers',
   description:
-    'Who reviews a pull request: pending review requests (users and teams) and submitted reviews with their state (APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED). ' +
-    'Both are returned, oldest review first.',
+    'Requested reviewers (users, teams) of a pull request and its submitted reviews with their state, oldest first.',
   input: z.object({ ...repoFields, pull_number: z.number().int().describe('Pull request number') }).strict(),
   output: z.object({
     requested_users: z.array(z.string()),
@@ -105,17 +103,17 @@ const updateProjectItemStatus = github.tool({
   name: 'update_project_item_status',
   title: 'Set project (v2) item status',
   description:
-    'Set the Status of an issue or pull request in a GitHub Project (v2) by the visible option name, adding it to the project first if needed. ' +
-    'Give the project by project_url or owner + project_number, the item by item_url or item_id.',
+    'Set the Status of an issue or PR in a Project (v2) by option name, adding it if needed. ' +
+    'Give project_url or owner + project_number, and item_url or item_id.',
   input: z
     .object({
-      project_url: z.string().optional().describe('e.g. https://github.com/orgs/ORG/projects/5 (or /users/USER/...)'),
-      owner: z.string().optional().describe('Project owner login, with project_number'),
-      project_number: z.number().int().optional().describe('Project number, with owner'),
-      item_url: z.string().optional().describe('Issue/PR URL, e.g. https://github.com/o/r/issues/7'),
-      item_id: z.string().optional().describe('Item id PVTI_... or issue/PR node id'),
-      status: z.string().min(1).describe('Option name as shown, e.g. In Progress'),
-      field_name: z.string().optional().describe('Single-select field (default Status)'),
+      project_url: z.string().optional().describe('e.g. https://github.com/orgs/ORG/projects/5'),
+      owner: z.string().optional().describe('Project owner login'),
+      project_number: z.number().int().optional().describe('With owner'),
+      item_url: z.string().optional().describe('Issue or PR URL'),
+      item_id: z.string().optional().describe('PVTI_... or issue/PR node id'),
+      status: z.string().min(1).describe('Option name, e.g. In Progress'),
+      field_name: z.string().optional().describe('Default Status'),
     })
     .strict(),
   output: z.object({ project_id: z.string(), item_id: z.string(), status: z.string(), previous_status: z.string().nullable(), added_to_project: z.boolean() }),

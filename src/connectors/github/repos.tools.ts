@@ -51,13 +51,13 @@ const createRepository = github.tool({
   name: 'create_repository',
   title: 'Create repository',
   description:
-    'Create a repository for you, or in an organization with org; returns its full_name, URLs and default branch. ' +
-    'Set auto_init for a first commit, which create_branch needs.',
+    'Create a repository for you or an org; returns its full_name, URLs and default branch. ' +
+    'create_branch needs auto_init.',
   input: z
     .object({
-      name: z.string().min(1).describe('Repository name'),
-      org: z.string().optional().describe('Organization login; omit for your account'),
-      description: z.string().optional().describe('Short description'),
+      name: z.string().min(1).describe('Repo name'),
+      org: z.string().optional().describe('Org login; omit for yours'),
+      description: z.string().optional().describe('Description'),
       private: z.boolean().optional().describe('Default false'),
       auto_init: z.boolean().optional().describe('Commit a README first'),
       gitignore_template: z.string().optional().describe('e.g. Node'),
@@ -77,8 +77,8 @@ const getRepository = github.tool({
   name: 'get_repository',
   title: 'Get repository',
   description:
-    'Get a repository: description, default branch, visibility, language, topics, star/fork/open-issue counts and your permission. ' +
-    'Follows renames; get_repository_content reads its files.',
+    'Get a repository: description, default branch, visibility, language, topics, counts and your permission. ' +
+    'Follows renames.',
   input: z.object({ ...repoFields }).strict(),
   output: z.object({
     full_name: z.string(),
@@ -93,7 +93,7 @@ const getRepository = github.tool({
     open_issues_count: z.number(),
     archived: z.boolean(),
     pushed_at: z.string().nullable(),
-    permission: z.string().nullable().describe('pull, triage, push, maintain or admin'),
+    permission: z.string().nullable().describe('pull|triage|push|maintain|admin'),
   }),
   effect: 'read',
   async run({ owner, repo }, { api }) {
@@ -119,7 +119,7 @@ const getRepository = github.tool({
 const starRepository = github.tool({
   name: 'star_repository',
   title: 'Star repository',
-  description: 'Star a repository as the account user; returns starred: true, also when it was starred already. get_repository shows the star count.',
+  description: 'Star a repository as the account user; returns starred: true, also when it was starred already.',
   input: z.object({ ...repoFields }).strict(),
   output: z.object({ starred: z.boolean(), full_name: z.string() }),
   effect: 'write',
@@ -144,8 +144,8 @@ const listReleases = github.tool({
   name: 'list_releases',
   title: 'List releases',
   description:
-    'List releases newest first: tag, name, draft/prerelease flags, publish date, URL and notes (cut at 500 characters). ' +
-    'Drafts appear only with push access.',
+    'List releases newest first with tag, flags, date, URL and notes (cut at 500 characters). ' +
+    'Drafts need push access.',
   input: z.object({ ...repoFields, limit: limitField(100, 10), cursor: cursorField }).strict(),
   output: z.object({
     releases: z.array(

@@ -6,7 +6,7 @@ import { github } from './connector.js';
 
 /** GitHub Actions: dispatch, enable and disable a workflow; read its runs. */
 
-const workflowField = z.string().min(1).describe('Workflow file name (ci.yml) or numeric id');
+const workflowField = z.string().min(1).describe('File name (ci.yml) or id');
 
 /** `ci.yml`, `.github/workflows/ci.yml` or `161335` → the path segment GitHub takes. */
 function workflowSegment(workflow: string): string {
@@ -77,14 +77,14 @@ const createWorkflowDispatch = github.tool({
   name: 'create_workflow_dispatch',
   title: 'Run workflow (dispatch)',
   description:
-    'Start a workflow that has a workflow_dispatch trigger on a branch or tag, with inputs; returns workflow_run_id and html_url when GitHub reports the run. ' +
-    'Otherwise find it with github_list_workflow_runs (event=workflow_dispatch).',
+    'Run a workflow with a workflow_dispatch trigger on a branch or tag; returns workflow_run_id when GitHub gives it. ' +
+    'Else see github_list_workflow_runs.',
   input: z
     .object({
       ...repoFields,
       workflow: workflowField,
-      ref: z.string().min(1).describe('Branch or tag to run on'),
-      inputs: z.record(z.string(), z.string()).optional().describe('Inputs by name (max 25)'),
+      ref: z.string().min(1).describe('Branch or tag'),
+      inputs: z.record(z.string(), z.string()).optional().describe('By name, at most 25'),
     })
     .strict(),
   output: z.object({
@@ -116,8 +116,8 @@ const setWorkflowState = (enable: boolean) =>
     name: enable ? 'enable_workflow' : 'disable_workflow',
     title: enable ? 'Enable workflow' : 'Disable workflow',
     description: enable
-      ? 'Enable a disabled workflow so pushes, schedules and dispatches run it again; returns its new state. Doing it twice is harmless.'
-      : 'Disable a workflow so no event runs it until github_enable_workflow; returns its new state. Runs already started continue.',
+      ? 'Enable a disabled workflow so events run it again; returns its state. Harmless twice.'
+      : 'Disable a workflow so no event runs it; returns its state. Started runs continue.',
     input: z.object({ ...repoFields, workflow: workflowField }).strict(),
     output: z.object({ workflow: z.string(), state: z.enum(['active', 'disabled_manually']) }),
     effect: 'write',
@@ -132,8 +132,8 @@ const getWorkflowRun = github.tool({
   name: 'get_workflow_run',
   title: 'Get workflow run',
   description:
-    'Read one workflow run: status, conclusion, event, branch, sha, run number and attempt, actor, html_url. ' +
-    'github_list_workflow_runs and github_create_workflow_dispatch give run ids.',
+    'Get one workflow run with its status and conclusion. ' +
+    'Ids come from github_list_workflow_runs.',
   input: z.object({ ...repoFields, run_id: z.number().int().min(1).describe('Workflow run id') }).strict(),
   output: runShape,
   effect: 'read',
@@ -148,18 +148,17 @@ const listWorkflowRuns = github.tool({
   name: 'list_workflow_runs',
   title: 'List workflow runs',
   description:
-    'List workflow runs of a repository, or of one workflow, newest first, filtered by actor, branch, event, status or created date; paged, with total_count. ' +
-    'Use github_get_workflow_run for one run.',
+    'List workflow runs of a repo or one workflow, newest first, by actor, branch, event, status or date; paged.',
   input: z
     .object({
       ...repoFields,
       workflow: workflowField.optional(),
-      actor: z.string().optional().describe('Login that triggered it'),
-      branch: z.string().optional().describe('Head branch'),
+      actor: z.string().optional().describe('Login'),
+      branch: z.string().optional().describe('Branch'),
       event: z.string().optional().describe('e.g. push, pull_request, workflow_dispatch'),
       status: z.enum(RUN_STATUSES).optional().describe('Status or conclusion'),
       created: z.string().optional().describe('e.g. >=2025-03-01 or 2025-03-01..2025-03-05'),
-      head_sha: z.string().optional().describe('Head commit SHA'),
+      head_sha: z.string().optional().describe('Commit sha'),
       limit: limitField(100, 30),
       cursor: cursorField,
     })

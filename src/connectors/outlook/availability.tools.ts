@@ -20,9 +20,9 @@ import { outlook } from './connector.js';
 /** Free/busy: get_free_busy (Graph getSchedule) and check_availability (common free slots, with a personal-account fallback). */
 
 const windowShape = {
-  start: z.string().describe('Window start, local time without offset, e.g. 2025-03-14T08:00:00'),
-  end: z.string().describe('Window end, same format'),
-  time_zone: z.string().optional().describe('Zone of start, end and the results, IANA or Windows (default UTC)'),
+  start: z.string().describe('Local time, no offset, e.g. 2025-03-14T08:00:00'),
+  end: z.string().describe('Same format'),
+  time_zone: z.string().optional().describe('IANA or Windows zone of times in and out; default UTC'),
 };
 
 /** Checks a window given as local times in one zone; returns them normalised. */
@@ -57,20 +57,20 @@ const getFreeBusy = outlook.tool({
   name: 'get_free_busy',
   title: 'Get free/busy schedule',
   description:
-    "Get each person's free/busy between start and end: availabilityView and busy items, times in time_zone. " +
-    'Work or school accounts only; outlook_check_availability finds common free slots.',
+    "Get each person's free/busy between start and end: availabilityView and busy items. " +
+    'Work or school accounts only; outlook_check_availability finds free slots.',
   input: z
     .object({
-      schedules: z.array(z.string()).min(1).max(20).describe('Email addresses of people or rooms'),
+      schedules: z.array(z.string()).min(1).max(20).describe('Emails of people or rooms'),
       ...windowShape,
-      interval_minutes: z.number().int().min(5).max(1440).optional().describe('Minutes per availabilityView digit (default 30)'),
+      interval_minutes: z.number().int().min(5).max(1440).optional().describe('Minutes per availabilityView digit; default 30'),
     })
     .strict(),
   output: z.object({
     schedules: z.array(
       z.object({
         scheduleId: z.string(),
-        availabilityView: z.string().describe('One digit per interval from start: 0 free, 1 tentative, 2 busy, 3 out of office, 4 working elsewhere'),
+        availabilityView: z.string().describe('digit per interval: 0 free, 1 tentative, 2 busy, 3 away, 4 elsewhere'),
         items: z.array(z.object({ status: z.string(), start: z.string(), end: z.string(), subject: z.string().optional() })),
         error: z.string().optional(),
       }),
@@ -176,17 +176,17 @@ const checkAvailability = outlook.tool({
   title: 'Check availability',
   description:
     'Check whether you and others are free between start and end; returns busy blocks and common free slots. ' +
-    'Personal accounts can check only your own calendar (see note); raw schedules: outlook_get_free_busy.',
+    'Personal accounts check only your calendar (see note).',
   input: z
     .object({
-      people: z.array(z.string()).max(20).optional().describe('Email addresses besides yours (you are always included)'),
+      people: z.array(z.string()).max(20).optional().describe('Emails besides yours (always included)'),
       ...windowShape,
-      duration_minutes: z.number().int().min(5).max(1440).optional().describe('Slot length (default 30)'),
-      max_slots: z.number().int().min(1).max(50).optional().describe('At most this many slots (default 10)'),
+      duration_minutes: z.number().int().min(5).max(1440).optional().describe('Slot length; default 30'),
+      max_slots: z.number().int().min(1).max(50).optional().describe('Default 10'),
     })
     .strict(),
   output: z.object({
-    all_free: z.boolean().describe('No busy block in any calendar that could be checked'),
+    all_free: z.boolean().describe('No busy block in any checked calendar'),
     busy: z.array(z.object({ person: z.string(), start: z.string(), end: z.string(), status: z.string() })),
     slots: z.array(z.object({ start: z.string(), end: z.string() })),
     source: z.enum(['getSchedule', 'own_calendar']),

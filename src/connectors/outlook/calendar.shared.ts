@@ -26,17 +26,17 @@ const WINDOWS_ZONES: Record<string, string> = {
   'utc': 'UTC',
 };
 
-export const timeZoneField = z.string().optional().describe('Zone of the returned times, IANA or Windows name (default UTC)');
+export const timeZoneField = z.string().optional().describe('Zone of returned times, IANA or Windows; default UTC');
 
 export const dateTimeTimeZone = z
   .object({
-    dateTime: z.string().describe('Local, no offset: 2025-03-14T09:30:00'),
-    timeZone: z.string().describe('IANA or Windows zone name'),
+    dateTime: z.string().describe('Local, e.g. 2025-03-14T09:30:00'),
+    timeZone: z.string().describe('IANA or Windows zone'),
   })
   .strict();
 
 /** The same shape for an end time, described more briefly (every description costs tokens in tools/list). */
-export const endTimeZone = z.object({ dateTime: z.string().describe('Local, no offset'), timeZone: z.string().describe('Zone name') }).strict();
+export const endTimeZone = z.object({ dateTime: z.string().describe('Local, no offset'), timeZone: z.string().describe('Zone') }).strict();
 
 /** A zone name as Graph takes it; an IANA-looking name must be one this runtime knows. */
 export function checkZone(zone: string, field: string): string {

@@ -43,10 +43,10 @@ function eventShape(update: boolean) {
     start: time(dateTimeTimeZone, 'start'),
     end: time(endTimeZone, 'end, after start'),
     location: z.string().optional().describe('Location name'),
-    attendees: z.array(attendee).optional().describe(update ? 'Replaces the whole attendee list' : 'Invitees; Outlook emails them invitations'),
-    is_online_meeting: z.boolean().optional().describe('Add an online meeting link'),
-    is_all_day: z.boolean().optional().describe('All day (times at 00:00)'),
-    reminder_minutes: z.number().int().min(0).optional().describe('Reminder minutes before start'),
+    attendees: z.array(attendee).optional().describe(update ? 'Replaces all attendees' : 'Invitees (emailed)'),
+    is_online_meeting: z.boolean().optional().describe('Add a meeting link'),
+    is_all_day: z.boolean().optional().describe('Times at 00:00'),
+    reminder_minutes: z.number().int().min(0).optional().describe('Minutes before start'),
     show_as: z.enum(['free', 'tentative', 'busy', 'oof', 'workingElsewhere']).optional().describe('Default busy'),
     mailbox: mailboxField,
   };
@@ -116,12 +116,12 @@ const createEvent = outlook.tool({
   name: 'create_event',
   title: 'Create event',
   description:
-    'Create a calendar event (attendees are invited); returns its id, times in the start zone, webLink and attendees. ' +
-    'Reuse transaction_id when retrying so no duplicate is made; edit it with outlook_update_event.',
+    'Create a calendar event and invite its attendees; returns the event with its id. ' +
+    'Edit it with outlook_update_event.',
   input: z
     .object({
       ...eventShape(false),
-      transaction_id: z.string().optional().describe('Idempotency key (UUID); reuse it on a retry'),
+      transaction_id: z.string().optional().describe('UUID; reuse on retry to avoid a duplicate'),
     })
     .strict(),
   output: eventOutput,
@@ -138,13 +138,13 @@ const updateEvent = outlook.tool({
   name: 'update_event',
   title: 'Update event',
   description:
-    'Change the given fields of an event (attendees replaced whole); returns the updated event. ' +
-    'Event ids come from outlook_list_events or outlook_create_event.',
+    'Change the given fields of an event (attendees replaced whole); returns the event. ' +
+    'Ids come from outlook_list_events.',
   input: z
     .object({
       id: z.string().min(1).describe('Event id'),
       ...eventShape(true),
-      time_zone: timeZoneField.describe('Zone of the returned times (default start.timeZone, else UTC)'),
+      time_zone: timeZoneField.describe('Zone of returned times; default start.timeZone'),
     })
     .strict(),
   output: eventOutput,
@@ -163,8 +163,8 @@ const deleteEvent = outlook.tool({
   name: 'delete_event',
   title: 'Delete event',
   description:
-    'Delete an event (an organizer\'s delete cancels it for attendees); returns {deleted, id}. ' +
-    'Event ids come from outlook_list_events; an occurrence of a series can be deleted alone.',
+    'Delete an event or one occurrence (an organizer\'s delete cancels it for attendees). ' +
+    'Ids come from outlook_list_events.',
   input: z.object({ id: z.string().min(1).describe('Event id'), mailbox: mailboxField }).strict(),
   output: z.object({ deleted: z.literal(true), id: z.string() }),
   effect: 'delete',
@@ -195,7 +195,7 @@ const eventRow = z.object({
   organizer: z.string().optional(),
   isAllDay: z.boolean(),
   showAs: z.string(),
-  type: z.string().describe('singleInstance, occurrence (of a series) or exception'),
+  type: z.string().describe('singleInstance, occurrence or exception'),
   webLink: z.string().optional(),
 });
 
@@ -203,14 +203,14 @@ const listEvents = outlook.tool({
   name: 'list_events',
   title: 'List events',
   description:
-    'List events between start and end with recurring series expanded, times in time_zone; paged. ' +
-    'It gives the ids for update and delete; for free slots use outlook_check_availability.',
+    'List events between start and end, series expanded, times in time_zone; paged. ' +
+    'For free slots use outlook_check_availability.',
   input: z
     .object({
-      start: z.string().describe('Range start, ISO 8601; without an offset it is read as UTC'),
-      end: z.string().describe('Range end, same format'),
+      start: z.string().describe('ISO 8601; UTC without offset'),
+      end: z.string().describe('Same format'),
       time_zone: timeZoneField,
-      calendar_id: z.string().min(1).optional().describe('A calendar id from GET /me/calendars; default calendar if omitted'),
+      calendar_id: z.string().min(1).optional().describe('From GET /me/calendars; default calendar'),
       mailbox: mailboxField,
       limit: limitField(100, 50),
       cursor: cursorField,

@@ -9,18 +9,17 @@ const SELECT = 'displayName,givenName,surname,emailAddresses,companyName,jobTitl
 
 /** The contact fields create_contact and update_contact share; on update, collections and the address are replaced whole. */
 function contactShape(update: boolean) {
-  const whole = update ? '; replaces the whole list' : '';
   return {
     givenName: z.string().optional().describe('First name'),
     surname: z.string().optional().describe('Last name'),
-    displayName: z.string().optional().describe('Shown name (default: first and last name)'),
+    displayName: z.string().optional().describe('Default: first and last name'),
     emailAddresses: z
       .array(z.object({ address: z.string().describe('Email address'), name: z.string().optional().describe('Display name') }).strict())
       .max(3)
       .optional()
-      .describe(`At most 3${whole}`),
-    businessPhones: z.array(z.string()).optional().describe(`Work phones${whole}`),
-    homePhones: z.array(z.string()).optional().describe(`Home phones${whole}`),
+      .describe('At most 3'),
+    businessPhones: z.array(z.string()).optional().describe('Work phones'),
+    homePhones: z.array(z.string()).optional().describe('Home phones'),
     mobilePhone: z.string().optional().describe('Mobile phone'),
     companyName: z.string().optional().describe('Company'),
     jobTitle: z.string().optional().describe('Job title'),
@@ -29,15 +28,15 @@ function contactShape(update: boolean) {
       .object({
         street: z.string().optional().describe('Street'),
         city: z.string().optional().describe('City'),
-        state: z.string().optional().describe('State or region'),
+        state: z.string().optional().describe('State'),
         postalCode: z.string().optional().describe('Postal code'),
-        countryOrRegion: z.string().optional().describe('Country or region'),
+        countryOrRegion: z.string().optional().describe('Country'),
       })
       .strict()
       .optional()
-      .describe(update ? 'Work address; replaced whole' : 'Work address'),
+      .describe('Work address'),
     personalNotes: z.string().optional().describe('Notes'),
-    birthday: z.string().optional().describe('Birthday, YYYY-MM-DD'),
+    birthday: z.string().optional().describe('YYYY-MM-DD'),
     mailbox: mailboxField,
   };
 }
@@ -89,8 +88,8 @@ const createContact = outlook.tool({
   name: 'create_contact',
   title: 'Create contact',
   description:
-    'Create a contact; returns its id, name, emails, company, job title and phones. ' +
-    'Look first with outlook_find_contact to avoid a duplicate; edit with outlook_update_contact.',
+    'Create a contact; returns it with its id. ' +
+    'Check outlook_find_contact first to avoid a duplicate.',
   input: z.object(contactShape(false)).strict(),
   output: contactOutput,
   effect: 'write',
@@ -108,8 +107,8 @@ const updateContact = outlook.tool({
   name: 'update_contact',
   title: 'Update contact',
   description:
-    'Change the given fields of a contact (lists and the address are replaced whole); returns the updated contact. ' +
-    'Contact ids come from outlook_find_contact or outlook_list_contacts.',
+    'Change the given fields of a contact (lists and the address replaced whole). ' +
+    'Ids come from outlook_find_contact.',
   input: z.object({ id: z.string().min(1).describe('Contact id'), ...contactShape(true) }).strict(),
   output: contactOutput,
   effect: 'write',
@@ -127,8 +126,8 @@ const listContacts = outlook.tool({
   name: 'list_contacts',
   title: 'List contacts',
   description:
-    'List contacts sorted by display name, one page at a time, with emails, company, title and phones. ' +
-    'To look someone up by email or name use outlook_find_contact.',
+    'List contacts by display name, paged, with emails, company, title and phones. ' +
+    'To look someone up use outlook_find_contact.',
   input: z.object({ mailbox: mailboxField, limit: limitField(100, 25), cursor: cursorField }).strict(),
   output: z.object({ contacts: z.array(contactOutput), next_cursor: z.string().nullable() }),
   effect: 'read',
@@ -152,19 +151,19 @@ const findContact = outlook.tool({
   name: 'find_contact',
   title: 'Find contact',
   description:
-    'Find contacts by exact email address or by part of a name (any case); returns the matches. ' +
-    'Give exactly one of email or name; outlook_list_contacts browses all.',
+    'Find contacts by exact email address or part of a name (any case). ' +
+    'Give exactly one of email or name.',
   input: z
     .object({
-      email: z.string().optional().describe('Email address to match exactly'),
-      name: z.string().optional().describe('Part of a name to match'),
-      limit: z.number().int().min(1).max(100).optional().describe('At most this many matches (default 25)'),
+      email: z.string().optional().describe('Exact email address'),
+      name: z.string().optional().describe('Part of a name'),
+      limit: z.number().int().min(1).max(100).optional().describe('Default 25'),
       mailbox: mailboxField,
     })
     .strict(),
   output: z.object({
     contacts: z.array(contactOutput),
-    truncated: z.boolean().describe(`More may match: stopped at limit, or a name search after ${NAME_PAGES * 100} contacts`),
+    truncated: z.boolean().describe(`More may match (limit reached, or a name search stopped after ${NAME_PAGES * 100})`),
   }),
   effect: 'read',
   async run({ email, name, limit = 25, mailbox }, { api, account }) {

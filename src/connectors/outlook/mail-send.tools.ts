@@ -9,12 +9,11 @@ const moveEmail = outlook.tool({
   name: 'move_email',
   title: 'Move email to folder',
   description:
-    "Move a message to a folder given by id, well-known name (inbox, archive, deleteditems) or display name; returns the message's new id, as Graph re-creates it there. " +
-    'Message ids come from outlook_find_email, folders from outlook_list_folders.',
+    "Move a message (outlook_find_email) to a folder by id or name (outlook_list_folders); returns the message's new id.",
   input: z
     .object({
       id: z.string().min(1).describe('Message id (outlook_find_email)'),
-      destination: z.string().min(1).describe('Folder id, well-known name (archive, deleteditems) or display name'),
+      destination: z.string().min(1).describe('Folder id, well-known name (archive) or display name'),
       mailbox: mailboxField,
     })
     .strict(),
@@ -37,19 +36,19 @@ const EMAIL = /^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/;
 const NAMED = /^\s*"?([^"<]*?)"?\s*<([^<>]+)>\s*$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-const recipient = z.union([z.string(), z.object({ name: z.string().optional(), address: z.string() })]);
+const recipient = z.string();
 const recipientsField = (description: string) => z.array(recipient).optional().describe(description);
 
 type Recipient = { emailAddress: { name?: string; address: string } };
 
 function recipients(list: Array<z.infer<typeof recipient>> | undefined, field: string): Recipient[] {
   return (list ?? []).map((r, i) => {
-    let name = typeof r === 'string' ? undefined : r.name?.trim();
-    let address = (typeof r === 'string' ? r : r.address).trim();
-    const named = typeof r === 'string' ? NAMED.exec(r) : null;
+    let name: string | undefined;
+    let address = r.trim();
+    const named = NAMED.exec(r);
     if (named) [name, address] = [named[1]!.trim() || undefined, named[2]!.trim()];
     if (!EMAIL.test(address)) {
-      throw new InputError(`"${field}[${i}]": ${JSON.stringify(address)} is not an email address; give name@domain.tld (or {"name": "...", "address": "name@domain.tld"}). Nothing was sent.`, `${field}[${i}]`);
+      throw new InputError(`"${field}[${i}]": ${JSON.stringify(address)} is not an email address; give name@domain.tld or "Name <name@domain.tld>". Nothing was sent.`, `${field}[${i}]`);
     }
     return { emailAddress: name ? { name, address } : { address } };
   });
@@ -88,11 +87,11 @@ const sendEmail = outlook.tool({
   name: 'send_email',
   title: 'Send email',
   description:
-    'Send an email (to, cc, bcc; text or HTML; attachments up to 3 MB in all); returns status accepted, which does not confirm delivery. ' +
-    'To answer a thread, use outlook_api_call with POST /me/messages/{id}/reply.',
+    'Send an email (text or HTML, attachments up to 3 MB in all); returns accepted, not delivered. ' +
+    'Replies: outlook_api_call POST /me/messages/{id}/reply.',
   input: z
     .object({
-      to: recipientsField('Each "a@b.c", "Name <a@b.c>" or {name, address}'),
+      to: recipientsField('Each "a@b.c" or "Name <a@b.c>"'),
       cc: recipientsField('As to'),
       bcc: recipientsField('As to'),
       subject: z.string().describe('Subject'),
@@ -107,7 +106,7 @@ const sendEmail = outlook.tool({
           }),
         )
         .optional()
-        .describe('Files, 3 MB at most in all'),
+        .describe('3 MB at most in all'),
       reply_to: recipientsField('As to'),
       save_to_sent_items: z.boolean().optional().describe('Default true'),
       mailbox: mailboxField,

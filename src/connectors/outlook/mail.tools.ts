@@ -30,19 +30,18 @@ const TEXT_CURSOR = 'txt.';
 
 const compactPerson = z.object({ name: z.string().optional(), address: z.string().optional() });
 
-// Every field is filled in; only `id` is marked required to keep tools/list small.
 const messageRow = z.object({
   id: z.string(),
-  subject: z.string().optional(),
+  subject: z.string(),
   from: compactPerson.optional(),
-  receivedDateTime: z.string().optional(),
-  isRead: z.boolean().optional(),
-  hasAttachments: z.boolean().optional(),
-  categories: z.array(z.string()).optional(),
-  bodyPreview: z.string().optional(),
-  webLink: z.string().optional(),
+  receivedDateTime: z.string(),
+  isRead: z.boolean(),
+  hasAttachments: z.boolean(),
+  categories: z.array(z.string()),
+  bodyPreview: z.string(),
+  webLink: z.string(),
   body: z.string().optional(),
-  attachments: z.array(z.object({ id: z.string(), name: z.string().optional(), contentType: z.string().optional(), size: z.number().optional() })).optional(),
+  attachments: z.array(z.object({ id: z.string(), name: z.string(), contentType: z.string().optional(), size: z.number() })).optional(),
 });
 
 function toMessageRow(m: GraphMessageRow): z.input<typeof messageRow> {
@@ -68,16 +67,16 @@ const findEmail = outlook.tool({
   name: 'find_email',
   title: 'Find email',
   description:
-    'Search mail by KQL (search) or OData filter and orderby, in one folder or all; returns compact messages (bodies and attachment lists on request) and next_cursor. ' +
-    'Its ids feed outlook_add_label and outlook_move_email; outlook_list_folders gives folders.',
+    'Search mail by KQL or OData filter/orderby, in a folder or all; bodies and attachments on request. ' +
+    'Ids feed outlook_add_label and outlook_move_email.',
   input: z
     .object({
-      search: z.string().optional().describe('KQL, e.g. from:bob subject:invoice; excludes filter and orderby'),
-      filter: z.string().optional().describe("OData, e.g. from/emailAddress/address eq 'a@b.c'"),
-      orderby: z.string().optional().describe('e.g. receivedDateTime desc (the default)'),
-      folder: z.string().optional().describe('Folder id, well-known name (inbox) or display name; default all'),
-      include_body: z.enum(['text', 'html']).optional().describe('Add bodies as text or html'),
-      include_attachments: z.boolean().optional().describe('Add attachment id, name, contentType, size'),
+      search: z.string().optional().describe('KQL, e.g. from:bob subject:invoice; not with filter/orderby'),
+      filter: z.string().optional().describe("e.g. from/emailAddress/address eq 'a@b.c'"),
+      orderby: z.string().optional().describe('Default receivedDateTime desc'),
+      folder: z.string().optional().describe('Folder id or name (outlook_list_folders); default all'),
+      include_body: z.enum(['text', 'html']).optional().describe('Add bodies in this format'),
+      include_attachments: z.boolean().optional().describe('Add attachment id, name, size'),
       limit: limitField(50, 10),
       cursor: cursorField,
       mailbox: mailboxField,
@@ -127,12 +126,12 @@ const listFolders = outlook.tool({
   name: 'list_folders',
   title: 'List mail folders',
   description:
-    'List mail folders (top level, or the child folders of parent) with ids, names and item counts, paged. ' +
-    'The ids serve as folder in outlook_find_email and destination in outlook_move_email.',
+    'List mail folders (top level or children of parent) with ids, names and counts, paged. ' +
+    'Ids serve outlook_find_email and outlook_move_email.',
   input: z
     .object({
-      parent: z.string().optional().describe('Folder id, well-known or display name whose children to list'),
-      include_hidden: z.boolean().optional().describe('Also list hidden folders'),
+      parent: z.string().optional().describe('Folder id or name whose children to list'),
+      include_hidden: z.boolean().optional().describe('Include hidden folders'),
       limit: limitField(100, 50),
       cursor: cursorField,
       mailbox: mailboxField,
@@ -194,8 +193,8 @@ const listLabels = outlook.tool({
   name: 'list_labels',
   title: 'List labels (categories)',
   description:
-    "List the mailbox's categories (Outlook's labels) with id, displayName and color. " +
-    'Pass a displayName to outlook_add_label or outlook_remove_label.',
+    "List the mailbox's categories (labels) with id, displayName and color. " +
+    'Names feed outlook_add_label and outlook_remove_label.',
   input: z.object({ mailbox: mailboxField }).strict(),
   output: z.object({ labels: z.array(z.object({ id: z.string(), displayName: z.string(), color: z.string() })) }),
   effect: 'read',
@@ -209,7 +208,7 @@ const listLabels = outlook.tool({
 const CATEGORY_COLOR = /^(none|preset([0-9]|1[0-9]|2[0-4]))$/;
 const labelOutput = z.object({ id: z.string(), categories: z.array(z.string()), changed: z.boolean() });
 const idField = z.string().min(1).describe('Message id (outlook_find_email)');
-const labelField = z.string().trim().min(1).describe('Category name (outlook_list_labels), any case');
+const labelField = z.string().trim().min(1).describe('Category name (outlook_list_labels)');
 
 async function readCategories(api: Api, path: string): Promise<string[]> {
   const msg = await api.get<{ categories?: string[] }>(`${path}${graphQuery({ $select: 'categories' })}`);
@@ -220,14 +219,14 @@ const addLabel = outlook.tool({
   name: 'add_label',
   title: 'Add label (category)',
   description:
-    "Add a category (label) to a message, keeping its others; returns the message's categories and whether they changed. " +
-    'Ids come from outlook_find_email, names from outlook_list_labels; a name not there is refused unless create_if_missing.',
+    'Add a category (label) to a message, keeping the others. ' +
+    'An unknown name is refused unless create_if_missing.',
   input: z
     .object({
       id: idField,
       label: labelField,
-      create_if_missing: z.boolean().optional().describe('Create the category if the mailbox lacks it'),
-      color: z.string().optional().describe('Its color: preset0 (default) to preset24, or none'),
+      create_if_missing: z.boolean().optional().describe('Create the category if missing'),
+      color: z.string().optional().describe('preset0 (default) to preset24, or none'),
       mailbox: mailboxField,
     })
     .strict(),
@@ -269,8 +268,8 @@ const removeLabel = outlook.tool({
   name: 'remove_label',
   title: 'Remove label (category)',
   description:
-    "Remove a category (label) from a message, keeping its others; returns the message's categories and whether they changed. " +
-    'The message id comes from outlook_find_email.',
+    'Remove a category (label) from a message, keeping the others. ' +
+    'Ids come from outlook_find_email.',
   input: z.object({ id: idField, label: labelField, mailbox: mailboxField }).strict(),
   output: labelOutput,
   effect: 'write',

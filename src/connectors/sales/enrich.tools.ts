@@ -22,12 +22,12 @@ const common = (field: 'contact' | 'company', schema: z.ZodType) =>
 
 const output = (field: 'contact' | 'company', schema: z.ZodType) =>
   z.object({
-    results: z.array(common(field, schema)).describe('One per input record, in input order'),
-    matched: z.number().int().describe('Matched records'),
-    no_match: z.number().int().describe('Records with no match (not errors)'),
-    errors: z.number().int().describe('Records in error'),
-    credits_used: z.number().describe('Credits this call used (cached answers cost 0)'),
-    credits_remaining: z.number().optional().describe('Credits left, when the provider says'),
+    results: z.array(common(field, schema)).describe('one per record, in input order'),
+    matched: z.number().int(),
+    no_match: z.number().int(),
+    errors: z.number().int(),
+    credits_used: z.number().describe('cached answers cost 0'),
+    credits_remaining: z.number().optional(),
   });
 
 type Result<R> = { status: Outcome<R>['status']; record?: R; error?: string; cached?: boolean; credits_used?: number };
@@ -114,11 +114,11 @@ export const enrichContacts = sales.tool({
   name: 'enrich_contacts',
   title: 'Enrich contacts',
   description:
-    'Look up to 10,000 people (each by email, LinkedIn URL, or first name + last name + company) in batches with progress notifications; one result per record, in input order: matched, no_match or error. ' +
-    'Beta; costs credits per match unless cached; for one person use sales_find_contact.',
+    'Look up to 10,000 people (each by email, LinkedIn URL, or first + last name + company) in batches with progress; one result per record. ' +
+    'Beta; costs credits per match unless cached.',
   input: z
     .object({
-      contacts: z.array(z.object(personFields).strict()).min(1).max(MAX_RECORDS).describe('People to look up, each with exactly one identifying combination'),
+      contacts: z.array(z.object(personFields).strict()).min(1).max(MAX_RECORDS).describe('Each with exactly one identifying combination'),
       refresh: refreshField,
     })
     .strict(),
@@ -131,11 +131,11 @@ export const enrichCompanies = sales.tool({
   name: 'enrich_companies',
   title: 'Enrich companies',
   description:
-    'Look up to 10,000 companies (each by domain or name) in batches with progress notifications; one result per record, in input order: matched, no_match or error. ' +
-    'Beta; costs credits per match unless cached; for one company use sales_find_company.',
+    'Look up to 10,000 companies (each by domain or name) in batches with progress; one result per record. ' +
+    'Beta; costs credits per match unless cached.',
   input: z
     .object({
-      companies: z.array(z.object(companyFields).strict()).min(1).max(MAX_RECORDS).describe('Companies to look up, each by domain or name'),
+      companies: z.array(z.object(companyFields).strict()).min(1).max(MAX_RECORDS).describe('Each by domain or name'),
       refresh: refreshField,
     })
     .strict(),

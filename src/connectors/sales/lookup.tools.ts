@@ -6,14 +6,14 @@ import { sales } from './connector.js';
 import { dialectOf, lookupOne } from './dialect.js';
 import { cacheKey, companyFields, companyQuery, companySchema, personFields, personQuery, personSchema, type Kind, type QueryOf, type RecordOf } from './records.js';
 
-export const refreshField = z.boolean().optional().describe('Ask the provider again even when a cached answer exists (costs credits)');
+export const refreshField = z.boolean().optional().describe('Skip the cache (costs credits)');
 
 const answer = {
-  cached: z.boolean().describe('Answered from the local cache, at no cost'),
-  credits_used: z.number().describe('Credits this call used'),
-  credits_remaining: z.number().optional().describe('Credits left, when the provider says'),
+  cached: z.boolean().describe('from local cache, free'),
+  credits_used: z.number(),
+  credits_remaining: z.number().optional(),
 };
-const status = z.enum(['matched', 'no_match']).describe('no_match: nothing found (not an error, no credits)');
+const status = z.enum(['matched', 'no_match']).describe('no_match costs nothing');
 
 /** A cached answer, else one paid lookup whose match is cached. */
 async function findOne<K extends Kind>(kind: K, query: QueryOf<K>, refresh: boolean | undefined, ctx: AccountContext) {
@@ -36,8 +36,8 @@ export const findContact = sales.tool({
   name: 'find_contact',
   title: 'Find contact',
   description:
-    'Find one person by email, LinkedIn URL, or first name + last name + company (exactly one): emails, phones, job title, company, location, social profiles. ' +
-    'Beta; costs credits unless cached; for many people use sales_enrich_contacts, to discover people sales_search_contacts.',
+    'Find one person by email, LinkedIn URL, or first + last name + company (exactly one). ' +
+    'Beta; costs credits unless cached; many people: sales_enrich_contacts.',
   input: z.object({ ...personFields, refresh: refreshField }).strict(),
   output: z.object({ status, contact: personSchema.optional(), ...answer }),
   effect: 'read',
@@ -53,8 +53,8 @@ export const findCompany = sales.tool({
   name: 'find_company',
   title: 'Find company',
   description:
-    'Find one company by domain or name: size, industry, location, revenue, technologies, social profiles. ' +
-    'Beta; costs credits unless cached; for many companies use sales_enrich_companies, to discover companies sales_search_companies.',
+    'Find one company by domain or name: size, industry, location, revenue, technologies. ' +
+    'Beta; costs credits unless cached; many companies: sales_enrich_companies.',
   input: z.object({ ...companyFields, refresh: refreshField }).strict(),
   output: z.object({ status, company: companySchema.optional(), ...answer }),
   effect: 'read',

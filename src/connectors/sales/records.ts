@@ -13,7 +13,7 @@ export const personSchema = z
     social: z.record(z.string(), z.string()).optional(),
     confidence: z.string().optional(),
   })
-  .describe('Person; emails work first; phones "number (type[, do not call])"; confidence: best email grade');
+  .describe('work emails first; phones "number (type[, do not call])"');
 
 export const companySchema = z
   .object({
@@ -26,7 +26,7 @@ export const companySchema = z
     technologies: z.array(z.string()).optional(),
     social: z.record(z.string(), z.string()).optional(),
   })
-  .describe('Company; size in employees');
+  .describe('size: employees');
 
 export type Person = z.infer<typeof personSchema>;
 export type Company = z.infer<typeof companySchema>;
@@ -35,13 +35,13 @@ export type Kind = 'person' | 'company';
 /** Input fields of one person and of one company, shared by the find and enrich tools. */
 export const personFields = {
   email: z.string().optional().describe('Email address'),
-  linkedInUrl: z.string().optional().describe('LinkedIn profile URL (linkedin.com/in/...)'),
-  firstName: z.string().optional().describe('First name, with lastName and company'),
-  lastName: z.string().optional().describe('Last name, with firstName and company'),
-  company: z.string().optional().describe('Company name or domain, with firstName and lastName'),
+  linkedInUrl: z.string().optional().describe('linkedin.com/in/... URL'),
+  firstName: z.string().optional().describe('With lastName and company'),
+  lastName: z.string().optional().describe('With firstName and company'),
+  company: z.string().optional().describe('Name or domain, with firstName and lastName'),
 };
 export const companyFields = {
-  domain: z.string().optional().describe('Company website domain, like acme.com'),
+  domain: z.string().optional().describe('e.g. acme.com'),
   name: z.string().optional().describe('Company name'),
 };
 

@@ -19,30 +19,30 @@ const MAX_PAGE = 999;
 
 const location = z
   .object({
-    country: z.string().optional().describe('Country name, like Germany'),
-    state: z.string().optional().describe('State or region, like Texas'),
-    city: z.string().optional().describe('City, like Austin'),
+    country: z.string().optional().describe('e.g. Germany'),
+    state: z.string().optional().describe('e.g. Texas'),
+    city: z.string().optional().describe('e.g. Austin'),
   })
   .strict();
 const criteria = {
-  industries: z.array(z.string().min(1)).max(20).optional().describe('Company industries or sub-industries, like Software; any of them'),
+  industries: z.array(z.string().min(1)).max(20).optional().describe('Any of these, e.g. Software'),
   companySize: z
     .object({
-      min: z.number().int().min(1).optional().describe('Fewest employees'),
-      max: z.number().int().min(1).optional().describe('Most employees'),
+      min: z.number().int().min(1).optional().describe('Employees at least'),
+      max: z.number().int().min(1).optional().describe('Employees at most'),
     })
     .strict()
     .optional()
-    .describe('Company employee count range'),
-  limit: z.number().int().min(10).max(50).optional().describe('Results per page, 10 to 50 (default 25)'),
-  cursor: z.string().optional().describe('next_cursor of the previous page; keep the same criteria or omit them'),
+    .describe('Employee count'),
+  limit: z.number().int().min(10).max(50).optional().describe('Page size, default 25'),
+  cursor: z.string().optional().describe('next_cursor of the last page'),
 };
 
 const paging = {
-  total: z.number().int().optional().describe('Matches across all pages'),
-  next_cursor: z.string().optional().describe('Pass as cursor for the next page; absent on the last'),
-  credits_used: z.number().describe('Credits this call used (searches are normally free)'),
-  credits_remaining: z.number().optional().describe('Credits left, when the provider says'),
+  total: z.number().int().optional(),
+  next_cursor: z.string().optional().describe('absent on the last page'),
+  credits_used: z.number(),
+  credits_remaining: z.number().optional(),
 };
 
 const prospect = z
@@ -55,7 +55,7 @@ const prospect = z
     hasEmail: z.boolean().optional(),
     hasPhone: z.boolean().optional(),
   })
-  .describe('Preview; hasEmail/hasPhone say what sales_find_contact would reveal');
+  .describe('sales_find_contact reveals emails, phones');
 
 type Filters = { contacts?: { include: Record<string, unknown> }; companies?: { include: Record<string, unknown> } };
 interface Cursor {
@@ -176,13 +176,13 @@ export const searchContacts = sales.tool({
   name: 'search_contacts',
   title: 'Search contacts',
   description:
-    'Search people by job title, company industry, location and company size; returns a page of previews (name, title, company, location) and next_cursor. ' +
-    'Beta; free of credits; emails and phones come from sales_find_contact with first name + last name + company.',
+    'Search people by job title, industry, location and company size; returns previews, paged. ' +
+    'Beta; free; sales_find_contact (name + company) gives emails and phones.',
   input: z
     .object({
-      jobTitles: z.array(z.string().min(1)).max(20).optional().describe('Job titles to match, like VP Sales; any of them'),
+      jobTitles: z.array(z.string().min(1)).max(20).optional().describe('Any of these, e.g. VP Sales'),
       ...criteria,
-      location: location.optional().describe("The person's location"),
+      location: location.optional().describe("Person's location"),
     })
     .strict(),
   output: z.object({ contacts: z.array(prospect), ...paging }),
@@ -198,9 +198,9 @@ export const searchCompanies = sales.tool({
   name: 'search_companies',
   title: 'Search companies',
   description:
-    'Search companies by industry, location and size; returns a page of companies (name, domain, size, industry, location) and next_cursor. ' +
-    'Beta; free of credits; full details come from sales_find_company or sales_enrich_companies.',
-  input: z.object({ ...criteria, location: location.optional().describe("The company's location") }).strict(),
+    'Search companies by industry, location and size; returns companies, paged. ' +
+    'Beta; free; sales_find_company gives full details.',
+  input: z.object({ ...criteria, location: location.optional().describe("Company's location") }).strict(),
   output: z.object({ companies: z.array(companySchema), ...paging }),
   effect: 'read',
   async run(input, { api }) {

@@ -98,16 +98,16 @@ const createDeployment = vercel.tool({
   name: 'create_deployment',
   title: 'Create deployment',
   description:
-    'Deploy a GitHub branch of a project to preview or production; returns its id, URL and status (QUEUED at first). ' +
-    'Follow it with list_deployments; cancel_deployment stops it.',
+    'Deploy a GitHub branch of a project to preview or production; returns its id, URL and status. ' +
+    'cancel_deployment stops it.',
   input: z
     .object({
       project: z.string().min(1).describe('Project name or id'),
       branch: z.string().min(1).describe('Git branch'),
-      environment: z.enum(ENVIRONMENTS).optional().describe('Default preview; development is refused'),
-      repo: z.string().optional().describe("GitHub owner/name; default: the project's repo"),
-      repo_id: z.number().int().positive().optional().describe('GitHub repo id, instead of repo'),
-      commit: z.string().optional().describe('Full SHA; default: branch head'),
+      environment: z.enum(ENVIRONMENTS).optional().describe('Default preview; not development'),
+      repo: z.string().optional().describe("GitHub owner/name; default the project's"),
+      repo_id: z.number().int().positive().optional().describe('Instead of repo'),
+      commit: z.string().optional().describe('Full sha; default branch head'),
     })
     .strict(),
   output: z.object({
@@ -187,16 +187,16 @@ const listDeployments = vercel.tool({
   name: 'list_deployments',
   title: 'List deployments',
   description:
-    'List deployments newest first, by project, environment, state or time; returns uid, URL, state, branch and commit. ' +
-    'Page with next_cursor; cancel_deployment takes the uid.',
+    'List deployments newest first, by project, environment, state or time; paged. ' +
+    'cancel_deployment takes the uid.',
   input: z
     .object({
       project: z.string().min(1).optional().describe('Project name or id'),
       environment: z.enum(ENVIRONMENTS).optional().describe('production or preview'),
       state: z.array(z.enum(STATES)).optional().describe('Only these states'),
-      since: z.union([z.string(), z.number()]).optional().describe('Created after (ISO or epoch ms)'),
-      until: z.union([z.string(), z.number()]).optional().describe('Created before (ISO or epoch ms)'),
-      limit: z.number().int().min(1).max(100).optional().describe('1-100, default 20'),
+      since: z.union([z.string(), z.number()]).optional().describe('After (ISO or epoch ms)'),
+      until: z.union([z.string(), z.number()]).optional().describe('Before (ISO or epoch ms)'),
+      limit: z.number().int().min(1).max(100).optional().describe('Default 20'),
       cursor: z.string().optional().describe('next_cursor; replaces the filters'),
     })
     .strict(),
@@ -242,9 +242,9 @@ const cancelDeployment = vercel.tool({
   name: 'cancel_deployment',
   title: 'Cancel deployment',
   description:
-    'Cancel a deployment if it is still queued or building; any other is left alone and its state returned. ' +
-    'Get the id from list_deployments or create_deployment.',
-  input: z.object({ id: z.string().min(1).describe('Deployment id (dpl_...) or URL') }).strict(),
+    'Cancel a deployment that is queued or building; else its state is returned. ' +
+    'Ids come from list_deployments.',
+  input: z.object({ id: z.string().min(1).describe('dpl_... id or URL') }).strict(),
   output: z.object({
     canceled: z.boolean().describe('This call stopped it'),
     id: z.string(),
