@@ -13,7 +13,7 @@ const HELP = `switchboard ${VERSION}: an MCP server for Outlook, GitHub, Vercel 
 
 Usage:
   switchboard serve [--http] [--host 127.0.0.1] [--port 8765] [--public-url URL] [--sandbox]
-                    [--toolsets outlook,sales,github,vercel] [--tools all|discover] [--read-only] [--data-dir DIR]
+                    [--toolsets outlook,sales,github,vercel] [--tools all|discover] [--read-only] [--max-result-tokens N] [--data-dir DIR]
   switchboard accounts add <outlook|sales|github|vercel> [--label L] (--token-stdin | --api-key-stdin) [--team ID] [--groups G,...] [--dialect spec|v2]
   switchboard accounts add <outlook|github> --device [--label L] [--groups G,...]     (sign in with a code on another device)
   switchboard accounts add <outlook|github|vercel> --browser [--label L] [--groups G,...]   (sign in in a browser on this machine)
@@ -39,6 +39,7 @@ const OPTIONS = {
   toolsets: { type: 'string' },
   tools: { type: 'string' },
   'read-only': { type: 'boolean' },
+  'max-result-tokens': { type: 'string' },
   'data-dir': { type: 'string' },
   'log-level': { type: 'string' },
   label: { type: 'string' },

@@ -17,6 +17,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Days a paid sales lookup is answered from the local cache. */
   salesCacheDays: number;
+  /** Tokens (o200k_base) one tool result may take before it is cut with a cursor. */
+  maxResultTokens: number;
   /** The OAuth apps Switchboard signs in with, per provider; in sandbox mode `serve` replaces them with the sandbox's. */
   oauth: Record<OAuthProvider, OAuthSettings>;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
@@ -52,6 +54,7 @@ export interface Flags {
   'read-only'?: boolean;
   'data-dir'?: string;
   'log-level'?: string;
+  'max-result-tokens'?: string;
 }
 
 export const DEFAULT_BASE_URLS: Record<Provider, string> = {
@@ -83,8 +86,14 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
   if (!Number.isFinite(salesCacheDays) || salesCacheDays < 0 || salesCacheDays > 3650) {
     throw new InputError(`SWITCHBOARD_SALES_CACHE_DAYS must be a number of days from 0 to 3650, not "${cacheDaysText}".`, 'SWITCHBOARD_SALES_CACHE_DAYS');
   }
+  const maxTokensText = flags['max-result-tokens'] ?? env.SWITCHBOARD_MAX_RESULT_TOKENS ?? '25000';
+  const maxResultTokens = Number(maxTokensText);
+  if (!Number.isInteger(maxResultTokens) || maxResultTokens < 1000 || maxResultTokens > 1_000_000) {
+    throw new InputError(`--max-result-tokens (SWITCHBOARD_MAX_RESULT_TOKENS) must be a whole number from 1000 to 1000000, not "${maxTokensText}".`, 'max-result-tokens');
+  }
   return {
     salesCacheDays,
+    maxResultTokens,
     oauth: loadOAuth(env),
     newSecretKey: env.SWITCHBOARD_NEW_SECRET_KEY || undefined,
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,

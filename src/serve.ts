@@ -12,6 +12,7 @@ import { startHttpListener, type HttpListener } from './mcp/http.js';
 import { discoveryTools } from './mcp/discovery.js';
 import { createServer, type ServerDeps } from './mcp/server.js';
 import { Redactor } from './redact.js';
+import { ResultBudget } from './result-budget.js';
 import type { Sandbox } from './sandbox/index.js';
 import { openStore } from './store/index.js';
 import type { Provider, Store } from './store/types.js';
@@ -68,6 +69,7 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     dispatcher,
     cache: new ResponseCache(),
     salesCacheDays: config.salesCacheDays,
+    results: new ResultBudget({ maxTokens: config.maxResultTokens }),
     signIn: createSignIn({ store, baseUrls, oauth, dispatcher, redactor }),
     tokens: new TokenRefresher({ store, oauth, redactor, logger }),
     // The process serving HTTP also serves the sign-in callback (the lease holder, in stdio mode).

@@ -2,12 +2,14 @@ import type { CallToolResult, Tool as McpTool, ToolAnnotations } from '@modelcon
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
 import { InputError } from './errors.js';
+import { checkFields, fieldsInput, pickFields, recordFieldNames } from './fields.js';
 import { inputJsonSchema, outputJsonSchema } from './schema.js';
 import { createApi, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
 import type { TokenProvider } from './accounts/refresh.js';
 import type { SignInApi } from './accounts/sign-in.js';
 import type { Redactor } from './redact.js';
+import type { ResultBudget } from './result-budget.js';
 import type { Account, AccountSecret, Provider, Store } from './store/types.js';
 import type { EventLog } from './triggers/event-log.js';
 import type { TriggerKind } from './triggers/kind.js';
@@ -40,6 +42,8 @@ export interface ToolDeps {
   signIn?: SignInApi;
   /** Refreshes OAuth access tokens before expiry and after a 401; without it tokens are sent as stored. */
   tokens?: TokenProvider;
+  /** Keeps each result within a token budget, cut with a cursor when larger; without it results go whole. */
+  results?: ResultBudget;
 }
 
 export interface CallContext {
@@ -71,21 +75,42 @@ export interface ToolDefinition<I extends ObjectSchema, O extends ObjectSchema, 
   output: O;
   effect: Effect;
   idempotent?: boolean;
+  /** A list tool's field of records: callers may pass `fields` to get fewer fields of each record. */
+  records?: string;
   run(input: z.output<I>, ctx: C): Promise<z.input<O>>;
 }
 
 /** A platform tool (accounts, triggers, events): no provider account of its own. */
 export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(def: ToolDefinition<I, O, CallContext>): Tool {
+  const view = recordsView(def);
   return {
     name: def.name,
     title: def.title,
     description: def.description,
-    input: def.input,
+    input: view.input,
     output: def.output,
     effect: def.effect,
     idempotent: def.idempotent,
     async call(args, ctx) {
-      return (await def.run(parseInput(def.input, args), ctx)) as Record<string, unknown>;
+      const { rest, finish } = view.take(parseInput(view.input, args) as Record<string, unknown>);
+      return finish((await def.run(rest as z.output<I>, ctx)) as Record<string, unknown>);
+    },
+  };
+}
+
+type Data = Record<string, unknown>;
+
+/** The `fields` input of a list tool, checked before the call, and applied to its records after. */
+function recordsView(def: { input: ObjectSchema; output: ObjectSchema; records?: string }) {
+  const records = def.records;
+  if (!records) return { input: def.input, take: (args: Data) => ({ rest: args, finish: (result: Data) => result }) };
+  const names = recordFieldNames(def.output, records);
+  return {
+    input: def.input.extend({ fields: fieldsInput }) as ObjectSchema,
+    take(args: Data) {
+      const { fields, ...rest } = args as Data & { fields?: string[] };
+      checkFields(fields, names);
+      return { rest, finish: (result: Data) => pickFields(result, records, fields, names) };
     },
   };
 }
@@ -167,11 +192,12 @@ export function defineConnector(spec: ConnectorSpec): Connector {
       });
     },
     tool(def) {
-      const input = def.input.extend({
+      const view = recordsView(def);
+      const input = view.input.extend({
         account: z
           .string()
           .optional()
-          .describe('accounts_list id/label, else default'),
+          .describe('accounts_list id or label'),
       }) as ObjectSchema;
       return {
         name: `${spec.id}_${def.name}`,
@@ -183,10 +209,11 @@ export function defineConnector(spec: ConnectorSpec): Connector {
         idempotent: def.idempotent,
         connector: spec.id,
         async call(args, ctx) {
-          const { account: ref, ...rest } = parseInput(input, args) as { account?: string };
+          const { account: ref, ...parsed } = parseInput(input, args) as { account?: string };
+          const { rest, finish } = view.take(parsed);
           const { account, secret } = await ctx.deps.store.accounts.resolve(spec.id, ref);
           const api = connector.api(account, secret, ctx.deps, ctx.signal);
-          const result = (await def.run(rest as z.output<typeof def.input>, { ...ctx, account, api })) as Record<string, unknown>;
+          const result = finish((await def.run(rest as z.output<typeof def.input>, { ...ctx, account, api })) as Record<string, unknown>);
           await ctx.deps.store.accounts.touch(account.id);
           return spec.resultExtras ? { ...result, ...spec.resultExtras.from(api) } : result;
         },

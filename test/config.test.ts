@@ -10,6 +10,8 @@ describe('loadConfig', () => {
     expect(c.readOnly).toBe(false);
     expect(c.toolsets).toBeUndefined();
     expect(c.dataDir).toMatch(/switchboard/);
+    expect(c.maxResultTokens).toBe(25_000);
+    expect(loadConfig({ SWITCHBOARD_MAX_RESULT_TOKENS: '8000' }, { 'max-result-tokens': '4000' }).maxResultTokens).toBe(4000);
   });
 
   it('lets flags win over the environment, and the environment over defaults', () => {
@@ -33,6 +35,8 @@ describe('loadConfig', () => {
     [{ SWITCHBOARD_GITHUB_BASE_URL: 'ftp://x' }, {}, /SWITCHBOARD_GITHUB_BASE_URL must be an http\(s\) URL/],
     [{}, { 'public-url': 'not a url' }, /--public-url must be an http\(s\) URL/],
     [{}, { 'log-level': 'loud' }, /--log-level must be/],
+    [{}, { 'max-result-tokens': '500' }, /--max-result-tokens \(SWITCHBOARD_MAX_RESULT_TOKENS\) must be a whole number from 1000 to 1000000, not "500"/],
+    [{ SWITCHBOARD_MAX_RESULT_TOKENS: 'lots' }, {}, /must be a whole number from 1000 to 1000000, not "lots"/],
   ])('refuses bad input with a message naming it (%j %j)', (env, flags, message) => {
     expect(() => loadConfig(env, flags)).toThrow(message);
   });

@@ -12,6 +12,7 @@ import { createLogger } from '../src/log.js';
 import { startHttpListener } from '../src/mcp/http.js';
 import { createServer, type ServerDeps } from '../src/mcp/server.js';
 import { Redactor } from '../src/redact.js';
+import { ResultBudget } from '../src/result-budget.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { buildTools } from '../src/serve.js';
 import { openStore } from '../src/store/index.js';
@@ -50,6 +51,8 @@ export interface HarnessOptions {
   extraTools?: Tool[];
   /** Start an HTTP listener on 127.0.0.1 serving the webhook routes, and use it as the public URL. */
   listen?: boolean;
+  /** The result budget in tokens (the server's default, 25,000, when absent). */
+  maxResultTokens?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -86,6 +89,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },
     cache: new ResponseCache(),
     tokens: new TokenRefresher({ store, oauth: sandbox.oauthSettings, redactor }),
+    results: new ResultBudget({ maxTokens: options.maxResultTokens ?? 25_000 }),
   };
   const logger = deps.logger;
   const listener = options.listen

@@ -69,7 +69,7 @@ export function discoveryTools(all: Tool[]): Tool[] {
     async run({ name, arguments: args }, ctx) {
       const tool = known(name);
       if (ctx.deps.readOnly && tool.effect !== 'read') throw new InputError(`"${name}" changes things, and this server is read-only.`, 'name');
-      return { result: await tool.call(args ?? {}, ctx) };
+      return { result: ctx.deps.results ? await ctx.deps.results.call(tool, args ?? {}, ctx) : await tool.call(args ?? {}, ctx) };
     },
   });
 

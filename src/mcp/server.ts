@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { AccountError, toErrorResult } from '../errors.js';
 import type { Provider } from '../store/types.js';
 import type { Logger } from '../log.js';
-import { toMcpTool, toResult, type Tool, type ToolDeps } from '../tool.js';
+import { toMcpTool, toResult, type CallContext, type Tool, type ToolDeps } from '../tool.js';
 import { eventJson } from '../triggers/forward.js';
 
 export interface ServerDeps extends ToolDeps {
@@ -34,7 +34,8 @@ const eventsUri = (triggerId: string) => `switchboard://triggers/${triggerId}/ev
 
 const INSTRUCTIONS =
   'Switchboard connects Outlook, GitHub, Vercel and a sales-intelligence API. Tools are named <provider>_<step>; ' +
-  'each takes an optional "account" (id or label from accounts_list). <provider>_api_call reaches any path of that provider.';
+  'each takes an optional "account" (id or label from accounts_list; without it the provider\'s default account is used). ' +
+  '<provider>_api_call reaches any path of that provider. A result too large for the token budget comes cut, with next_cursor for the rest.';
 
 /** The MCP surface for one client session. Build one per session: SDK servers cannot be shared. */
 /**
@@ -75,14 +76,16 @@ export function createServer(deps: ServerDeps): Server {
     const started = performance.now();
     const progressToken = request.params._meta?.progressToken;
     try {
-      const data = await tool.call(request.params.arguments, {
+      const ctx: CallContext = {
         deps,
         signal: extra.signal,
         progress: async (progress, total, message) => {
           if (progressToken === undefined) return;
           await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
         },
-      });
+      };
+      const args = request.params.arguments;
+      const data = deps.results ? await deps.results.call(tool, args, ctx) : await tool.call(args, ctx);
       deps.logger.debug('tool call', { tool: tool.name, ms: Math.round(performance.now() - started), ok: true });
       return toResult(data);
     } catch (error) {

@@ -58,7 +58,7 @@ export const triggersCreate = defineTool({
   input: z
     .object({
       kind: z.enum(KIND_NAMES).describe('Kind'),
-      account: z.string().optional().describe('accounts_list id/label, else default'),
+      account: z.string().optional().describe('accounts_list id or label'),
       config: z
         .record(z.string(), z.unknown())
         .optional()
@@ -138,6 +138,7 @@ export const triggersList = defineTool({
     .strict(),
   output: z.object({ triggers: z.array(triggerShape) }),
   effect: 'read',
+  records: 'triggers',
   async run(input, ctx) {
     const account = input.account ? await ctx.deps.store.accounts.find(input.account) : undefined;
     if (input.account && !account) throw new InputError(`No account "${input.account}"; accounts_list shows the connected accounts.`, 'account');
@@ -188,18 +189,19 @@ export const eventsNext = defineTool({
   title: 'Next trigger events',
   description:
     'Trigger events after a cursor, waiting up to wait_seconds. ' +
-    'With consumer the server keeps the cursor: pass next_cursor back to acknowledge, or omit it to get the batch again.',
+    'With consumer the server keeps the cursor: pass next_cursor back to acknowledge.',
   input: z
     .object({
       triggers: z.array(z.string()).optional().describe('Only these trigger ids'),
       cursor: z.string().regex(/^\d+$/, 'must be a next_cursor value').optional().describe('next_cursor of the last call; omit to start now'),
-      consumer: z.string().regex(/^[\w.:-]{1,64}$/, 'letters, digits, _ . : - only, at most 64').optional().describe('Name the server keeps your cursor under'),
+      consumer: z.string().regex(/^[\w.:-]{1,64}$/, 'letters, digits, _ . : - only, at most 64').optional().describe('Name to keep your cursor under'),
       wait_seconds: z.number().int().min(0).max(60).optional().describe('Wait this long for a new event'),
       limit: z.number().int().min(1).max(100).optional().describe('Default 20'),
     })
     .strict(),
   output: z.object({ events: z.array(eventShape), next_cursor: z.string(), more: z.boolean() }),
   effect: 'read',
+  records: 'events',
   async run(input, ctx) {
     const { log } = runtimeOf(ctx);
     const events = ctx.deps.store.events;

@@ -36,7 +36,7 @@ export function filePath(path: string, field = 'path'): string {
 export const limitField = (max: number, fallback: number) =>
   z.number().int().min(1).max(max).optional().describe(`Page size, default ${fallback}`);
 
-export const cursorField = z.string().optional().describe('next_cursor of the last page');
+export const cursorField = z.string().optional().describe('next_cursor');
 
 const CURSOR_PREFIX = 'gh1.';
 

@@ -118,6 +118,7 @@ const listGists = github.tool({
     .strict(),
   output: z.object({ gists: z.array(z.object(gistShape)), next_cursor: z.string().nullable() }),
   effect: 'read',
+  records: 'gists',
   async run({ username, since, limit, cursor }, { api }) {
     const endpoint = username !== undefined ? `/users/${segment(username, 'username')}/gists` : '/gists';
     const page = await githubPage<GhGist>(api, endpoint, { limit: limit ?? 30, cursor, query: { since: checkIso(since, 'since') } });

@@ -129,8 +129,8 @@ const getIssueAssignees = github.tool({
   name: 'get_issue_assignees',
   title: 'Get issue assignees',
   description:
-    "An issue's assignees (issue_number), whether username is assignable, or else the repo's assignable users, paged. " +
-    'Gives valid logins for create_issue and update_issue.',
+    "An issue's assignees (issue_number), whether username is assignable, or else the repo's assignable users. " +
+    'Gives valid logins.',
   input: z
     .object({
       ...repoFields,
@@ -199,6 +199,7 @@ const search = github.tool({
     next_cursor: z.string().nullable(),
   }),
   effect: 'read',
+  records: 'items',
   async run({ q, sort, order, limit, cursor }, { api }) {
     const page = await githubPage<GhIssue>(api, '/search/issues', { limit: limit ?? 30, cursor, itemsKey: 'items', query: { q, sort, order } });
     return {

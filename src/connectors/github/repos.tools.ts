@@ -162,6 +162,7 @@ const listReleases = github.tool({
     next_cursor: z.string().nullable(),
   }),
   effect: 'read',
+  records: 'releases',
   async run({ owner, repo, limit, cursor }, { api }) {
     const page = await githubPage<GhRelease>(api, `${repoPath(owner, repo)}/releases`, { limit: limit ?? 10, cursor });
     return {

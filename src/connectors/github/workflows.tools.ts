@@ -165,6 +165,7 @@ const listWorkflowRuns = github.tool({
     .strict(),
   output: z.object({ total_count: z.number(), workflow_runs: z.array(listedRun), next_cursor: z.string().nullable() }),
   effect: 'read',
+  records: 'workflow_runs',
   async run({ owner, repo, workflow, limit, cursor, ...filters }, { api }) {
     const base = repoPath(owner, repo);
     const endpoint = workflow ? `${base}/actions/workflows/${workflowSegment(workflow)}/runs` : `${base}/actions/runs`;

@@ -218,6 +218,7 @@ const listEvents = outlook.tool({
     .strict(),
   output: z.object({ events: z.array(eventRow), time_zone: z.string(), next_cursor: z.string().nullable() }),
   effect: 'read',
+  records: 'events',
   async run({ start, end, time_zone, calendar_id, mailbox, limit, cursor }, { api, account }) {
     const from = rangeBound(start, 'start');
     const to = rangeBound(end, 'end');

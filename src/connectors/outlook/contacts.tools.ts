@@ -131,6 +131,7 @@ const listContacts = outlook.tool({
   input: z.object({ mailbox: mailboxField, limit: limitField(100, 25), cursor: cursorField }).strict(),
   output: z.object({ contacts: z.array(contactOutput), next_cursor: z.string().nullable() }),
   effect: 'read',
+  records: 'contacts',
   async run({ mailbox, limit, cursor }, { api, account }) {
     const endpoint = `${mailboxPath(mailbox)}/contacts${graphQuery({ $select: SELECT, $orderby: 'displayName', $top: limit ?? 25 })}`;
     const page = await withGraphHints(account, 'contacts', mailbox, () => graphPage<any>(api, endpoint, cursor));
@@ -166,6 +167,7 @@ const findContact = outlook.tool({
     truncated: z.boolean().describe(`More may match (limit reached, or a name search stopped after ${NAME_PAGES * 100})`),
   }),
   effect: 'read',
+  records: 'contacts',
   async run({ email, name, limit = 25, mailbox }, { api, account }) {
     if ((email === undefined) === (name === undefined)) throw new InputError('Give exactly one of "email" or "name" (not both, not neither).', 'email');
     const base = `${mailboxPath(mailbox)}/contacts`;

@@ -67,11 +67,11 @@ const findEmail = outlook.tool({
   name: 'find_email',
   title: 'Find email',
   description:
-    'Search mail by KQL or OData filter/orderby, in a folder or all; bodies and attachments on request. ' +
+    'Search mail by KQL (search) or OData filter/orderby, not both, in a folder or all. ' +
     'Ids feed outlook_add_label and outlook_move_email.',
   input: z
     .object({
-      search: z.string().optional().describe('KQL, e.g. from:bob subject:invoice; not with filter/orderby'),
+      search: z.string().optional().describe('KQL, e.g. from:bob subject:invoice'),
       filter: z.string().optional().describe("e.g. from/emailAddress/address eq 'a@b.c'"),
       orderby: z.string().optional().describe('Default receivedDateTime desc'),
       folder: z.string().optional().describe('Folder id or name (outlook_list_folders); default all'),
@@ -88,6 +88,7 @@ const findEmail = outlook.tool({
     note: z.string().optional(),
   }),
   effect: 'read',
+  records: 'messages',
   async run(input, { account, api }) {
     const base = mailboxPath(input.mailbox);
     return withGraphHints(account, 'mail', input.mailbox, async () => {
@@ -152,6 +153,7 @@ const listFolders = outlook.tool({
     next_cursor: z.string().nullable(),
   }),
   effect: 'read',
+  records: 'folders',
   async run(input, { account, api }) {
     const base = mailboxPath(input.mailbox);
     return withGraphHints(account, 'mail', input.mailbox, async () => {

@@ -114,7 +114,7 @@ export const enrichContacts = sales.tool({
   name: 'enrich_contacts',
   title: 'Enrich contacts',
   description:
-    'Look up to 10,000 people (each by email, LinkedIn URL, or first + last name + company) in batches with progress; one result per record. ' +
+    'Look up to 10,000 people (each by email, LinkedIn URL, or first + last name + company) in batches, with progress. ' +
     'Beta; costs credits per match unless cached.',
   input: z
     .object({
@@ -131,7 +131,7 @@ export const enrichCompanies = sales.tool({
   name: 'enrich_companies',
   title: 'Enrich companies',
   description:
-    'Look up to 10,000 companies (each by domain or name) in batches with progress; one result per record. ' +
+    'Look up to 10,000 companies (each by domain or name) in batches, with progress. ' +
     'Beta; costs credits per match unless cached.',
   input: z
     .object({

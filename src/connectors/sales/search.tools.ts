@@ -35,7 +35,7 @@ const criteria = {
     .optional()
     .describe('Employee count'),
   limit: z.number().int().min(10).max(50).optional().describe('Page size, default 25'),
-  cursor: z.string().optional().describe('next_cursor of the last page'),
+  cursor: z.string().optional().describe('next_cursor'),
 };
 
 const paging = {
@@ -187,6 +187,7 @@ export const searchContacts = sales.tool({
     .strict(),
   output: z.object({ contacts: z.array(prospect), ...paging }),
   effect: 'read',
+  records: 'contacts',
   async run(input, { api }) {
     const { data, ...rest } = await search('contact', input, api);
     const contacts = data.map((c) => toProspect(c));
@@ -203,6 +204,7 @@ export const searchCompanies = sales.tool({
   input: z.object({ ...criteria, location: location.optional().describe("Company's location") }).strict(),
   output: z.object({ companies: z.array(companySchema), ...paging }),
   effect: 'read',
+  records: 'companies',
   async run(input, { api }) {
     const { data, ...rest } = await search('company', input, api);
     const companies = data.map((c) => toCompany(c));

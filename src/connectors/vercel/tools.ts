@@ -197,11 +197,12 @@ const listDeployments = vercel.tool({
       since: z.union([z.string(), z.number()]).optional().describe('After (ISO or epoch ms)'),
       until: z.union([z.string(), z.number()]).optional().describe('Before (ISO or epoch ms)'),
       limit: z.number().int().min(1).max(100).optional().describe('Default 20'),
-      cursor: z.string().optional().describe('next_cursor; replaces the filters'),
+      cursor: z.string().optional().describe('next_cursor (replaces the filters)'),
     })
     .strict(),
   output: z.object({ deployments: z.array(rowShape), next_cursor: z.string().nullable() }),
   effect: 'read',
+  records: 'deployments',
   async run(input, { api }) {
     let query: Record<string, string>;
     if (input.cursor) {

@@ -1,0 +1,33 @@
+import * as z from 'zod/v4';
+import { InputError } from './errors.js';
+
+type ObjectSchema = z.ZodObject<z.ZodRawShape>;
+type Data = Record<string, unknown>;
+
+/** `fields` on a list tool: which fields of each record to return; the record's first field, its id, always comes. */
+export const fieldsInput = z.array(z.string()).optional().describe('Only these record fields');
+
+/** The field names of a list tool's records, read from its output schema. */
+export function recordFieldNames(output: ObjectSchema, records: string): string[] {
+  let list: z.ZodType | undefined = output.shape[records] as z.ZodType | undefined;
+  while (list instanceof z.ZodOptional || list instanceof z.ZodNullable) list = list.unwrap() as z.ZodType;
+  const element = list instanceof z.ZodArray ? list.element : undefined;
+  if (!(element instanceof z.ZodObject)) throw new Error(`"${records}" is not a list of records in the output schema`);
+  return Object.keys(element.shape);
+}
+
+/** Refuses unknown names before anything is sent, so a typo costs no provider call. */
+export function checkFields(fields: string[] | undefined, names: string[]): void {
+  const unknown = (fields ?? []).filter((f) => !names.includes(f));
+  if (unknown.length) {
+    throw new InputError(`"fields": ${unknown.map((f) => JSON.stringify(f)).join(', ')} ${unknown.length > 1 ? 'are not fields' : 'is not a field'} of these records; choose from ${names.join(', ')}.`, 'fields');
+  }
+}
+
+export function pickFields(result: Data, records: string, fields: string[] | undefined, names: string[]): Data {
+  if (!fields?.length || !Array.isArray(result[records])) return result;
+  const keep = new Set([names[0], ...fields]);
+  const pick = (record: unknown) =>
+    record && typeof record === 'object' ? Object.fromEntries(Object.entries(record as Data).filter(([k]) => keep.has(k))) : record;
+  return { ...result, [records]: (result[records] as unknown[]).map(pick) };
+}

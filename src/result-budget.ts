@@ -1,0 +1,190 @@
+import { randomBytes } from 'node:crypto';
+import { InputError } from './errors.js';
+import type { CallContext, Tool } from './tool.js';
+
+type Data = Record<string, unknown>;
+type Path = [string] | [string, string];
+
+/** Tokens kept free for the cursor and the note a cut result carries. */
+const RESERVE = 120;
+const CUT_PREFIX = 'cut_';
+
+interface Part {
+  path: Path;
+  /** The records (or the text) not sent yet, and how many came before them. */
+  rest: unknown[] | string;
+  offset: number;
+  total: number;
+}
+
+interface Entry extends Part {
+  tool: string;
+  template: Data;
+  expires: number;
+}
+
+export interface ResultBudgetOptions {
+  /** Tokens (o200k_base) one tool result may take; default about 25,000. */
+  maxTokens: number;
+  /** How long the rest of a cut result waits for its cursor. */
+  ttlMs?: number;
+  maxEntries?: number;
+  clock?: () => number;
+}
+
+let tokenizer: Promise<(text: string) => number> | undefined;
+/** Above this, one run of text without spaces (base64, say) would cost the tokenizer quadratic time. */
+const SLICE = 256;
+
+/**
+ * Tokens in o200k_base, counted slice by slice (at most one token too many per slice), stopping once past
+ * `limit`: a 10 MB body need not be counted to know it is over. The tokenizer is
+ * loaded on the first result larger than the budget in bytes: nothing smaller can be over it in tokens.
+ */
+async function countTokens(text: string, limit = Infinity): Promise<number> {
+  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => {
+    // Its merge cache slows to a crawl once full of one-off pieces (base64, ids); counting is fast without it.
+    m.setMergeCacheSize(0);
+    return m.countTokens;
+  });
+  const count = await tokenizer;
+  let total = 0;
+  for (let i = 0; i < text.length && total <= limit; i += SLICE) total += count(text.slice(i, i + SLICE));
+  return total;
+}
+
+/**
+ * Keeps every tool result within a token budget. A larger one is cut at a record boundary (or, for one
+ * long text, at a line) and carries `next_cursor`; calling the same tool with that cursor returns the rest.
+ */
+export class ResultBudget {
+  readonly maxTokens: number;
+  private readonly entries = new Map<string, Entry>();
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+  private readonly clock: () => number;
+
+  constructor(options: ResultBudgetOptions) {
+    this.maxTokens = options.maxTokens;
+    this.ttlMs = options.ttlMs ?? 15 * 60_000;
+    this.maxEntries = options.maxEntries ?? 64;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** Runs a tool, or serves the rest of an earlier cut when the arguments carry its cursor. */
+  async call(tool: Tool, args: unknown, ctx: CallContext): Promise<Data> {
+    const cursor = (args as { cursor?: unknown } | null | undefined)?.cursor;
+    if (typeof cursor === 'string' && cursor.startsWith(CUT_PREFIX)) return this.resume(tool.name, cursor);
+    return this.fit(tool.name, await tool.call(args, ctx));
+  }
+
+  async fit(tool: string, data: Data, offset = 0): Promise<Data> {
+    const json = JSON.stringify(data);
+    if (Buffer.byteLength(json) <= this.maxTokens) return data;
+    if ((await countTokens(json, this.maxTokens)) <= this.maxTokens) return data;
+    const path = largestPart(data);
+    if (!path) return data;
+    const value = get(data, path) as unknown[] | string;
+    const template = set(data, path, Array.isArray(value) ? [] : '');
+    const room = this.maxTokens - RESERVE - (await countTokens(JSON.stringify(template), this.maxTokens));
+    const keep = Array.isArray(value) ? await recordsWithin(value, room) : await textWithin(value, room, isBase64(data));
+    if (keep >= value.length) return Array.isArray(value) && value.length === 1 ? set(data, path, [await shrinkRecord(value[0], room)]) : data;
+    const part: Part = { path, rest: value.slice(keep), offset: offset + keep, total: offset + value.length };
+    const cursor = this.remember(tool, template, part);
+    const kept = value.slice(0, keep);
+    const shown = set(data, path, Array.isArray(kept) && keep === 1 ? [await shrinkRecord(kept[0], room)] : kept);
+    const unit = Array.isArray(value) ? `records ${offset + 1}-${offset + keep} of ${part.total}` : `characters ${offset + 1}-${offset + keep} of ${part.total}`;
+    const note = `Cut to stay within ${this.maxTokens} tokens: ${unit} of "${path.join('.')}". Call this tool again with {"cursor":"${cursor}"} for the rest, or ask for fewer fields or a smaller limit.`;
+    return { ...shown, next_cursor: cursor, note: typeof data.note === 'string' ? `${data.note} ${note}` : note };
+  }
+
+  async resume(tool: string, cursor: string): Promise<Data> {
+    this.sweep();
+    const entry = this.entries.get(cursor);
+    if (!entry || entry.tool !== tool) {
+      throw new InputError(
+        `"cursor": ${JSON.stringify(cursor.slice(0, 40))} is not a cursor of ${tool}'s cut results, or it expired (they are kept ${Math.round(this.ttlMs / 60_000)} minutes); call ${tool} again without it.`,
+        'cursor',
+      );
+    }
+    this.entries.delete(cursor);
+    return this.fit(tool, set(entry.template, entry.path, entry.rest), entry.offset);
+  }
+
+  private remember(tool: string, template: Data, part: Part): string {
+    this.sweep();
+    while (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    const cursor = CUT_PREFIX + randomBytes(12).toString('base64url');
+    this.entries.set(cursor, { ...part, tool, template, expires: this.clock() + this.ttlMs });
+    return cursor;
+  }
+
+  private sweep(): void {
+    const now = this.clock();
+    for (const [k, e] of this.entries) if (e.expires <= now) this.entries.delete(k);
+  }
+}
+
+/** The biggest list or text in a result, at its top level or one level down (an API body's `value`, say). */
+function largestPart(data: Data): Path | undefined {
+  let best: { path: Path; size: number } | undefined;
+  const consider = (path: Path, value: unknown) => {
+    if (!(Array.isArray(value) && value.length > 0) && typeof value !== 'string') return;
+    const size = typeof value === 'string' ? value.length : JSON.stringify(value).length;
+    if (!best || size > best.size) best = { path, size };
+  };
+  for (const [k, v] of Object.entries(data)) {
+    consider([k], v);
+    if (v && typeof v === 'object' && !Array.isArray(v)) for (const [k2, v2] of Object.entries(v)) consider([k, k2], v2);
+  }
+  return best?.path;
+}
+
+/** How many leading records fit in `room` tokens; at least one, so every call moves on. */
+async function recordsWithin(records: unknown[], room: number): Promise<number> {
+  let used = 0;
+  for (let i = 0; i < records.length; i++) {
+    used += (await countTokens(JSON.stringify(records[i]), room)) + 1;
+    if (used > room) return Math.max(1, i);
+  }
+  return records.length;
+}
+
+/** A single record larger than the whole budget keeps every field, its longest text cut short. */
+async function shrinkRecord(record: unknown, room: number): Promise<unknown> {
+  if (!record || typeof record !== 'object' || Array.isArray(record)) return record;
+  const fields = Object.entries(record as Data).filter((e): e is [string, string] => typeof e[1] === 'string');
+  const longest = fields.sort((a, b) => b[1].length - a[1].length)[0];
+  if (!longest || (await countTokens(JSON.stringify(record), room)) <= room) return record;
+  const others = (await countTokens(JSON.stringify({ ...(record as Data), [longest[0]]: '' }))) + 10;
+  const end = await textWithin(longest[1], room - others, false);
+  return { ...(record as Data), [longest[0]]: `${longest[1].slice(0, end).trimEnd()} [cut]` };
+}
+
+/** How many leading characters of a text fit in `room` tokens, ending at a line break (else a space) when one is near. */
+async function textWithin(text: string, room: number, base64: boolean): Promise<number> {
+  // Start from four characters a token (English), then shrink by what the tokenizer says of the piece.
+  let end = Math.min(text.length, Math.max(room, 1) * 4);
+  for (let used = await countTokens(JSON.stringify(text.slice(0, end))); end > 1 && used > room; used = await countTokens(JSON.stringify(text.slice(0, end)))) {
+    end = Math.floor((end * room * 0.97) / used);
+  }
+  if (base64) return Math.max(4, end - (end % 4));
+  for (const boundary of ['\n', ' ']) {
+    const at = text.lastIndexOf(boundary, end - 1);
+    if (at > end * 0.8) return at + 1;
+  }
+  return Math.max(1, end);
+}
+
+function isBase64(data: Data): boolean {
+  return data.encoding === 'base64' || data.body_encoding === 'base64';
+}
+
+function get(data: Data, path: Path): unknown {
+  return path.length === 1 ? data[path[0]] : (data[path[0]] as Data)[path[1]];
+}
+
+function set(data: Data, path: Path, value: unknown): Data {
+  if (path.length === 1) return { ...data, [path[0]]: value };
+  return { ...data, [path[0]]: { ...(data[path[0]] as Data), [path[1]]: value } };
+}
