@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+/** Reads the sandbox banner's "<provider> sandbox at <url>" lines and the HTTP listener's MCP URL from stderr. */
+function watchStderr(stream) {
+  let text = '';
+  const found = { baseUrls: {}, mcpUrl: undefined };
+  const waiters = [];
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    text += chunk;
+    for (const m of text.matchAll(/^\s+(\w+)\s+sandbox at (http:\/\/127\.0\.0\.1:\d+\S*)$/gm)) found.baseUrls[m[1]] = m[2];
+    const mcp = /MCP endpoint: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
+    if (mcp) found.mcpUrl = mcp[1];
+    for (const w of waiters.splice(0)) w();
+  });
+  const until = async (ready, ms = 20_000) => {
+    const deadline = Date.now() + ms;
+    while (!ready(found)) {
+      if (Date.now() > deadline) throw new Error(`server did not get ready; stderr:\n${text.slice(-2000)}`);
+      await new Promise((r) => (waiters.push(r), setTimeout(r, 100)));
+    }
+    return found;
+  };
+  return { found, until };
+}
+
+/** `switchboard serve --sandbox --http` in its own process, on a free port, with a fresh data dir. */
+export async function spawnHttpServer({ extraArgs = [], env = {}, nodeArgs = [] } = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--sandbox', '--http', '--port', '0', ...extraArgs], {
+    env: { PATH: process.env.PATH, SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const { until } = watchStderr(child.stderr);
+  const found = await until((f) => f.mcpUrl && f.baseUrls.github);
+  return {
+    pid: child.pid,
+    mcpUrl: found.mcpUrl,
+    baseUrls: found.baseUrls,
+    async client(name = 'bench') {
+      const client = new Client({ name, version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(found.mcpUrl)));
+      return client;
+    },
+    async close() {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `switchboard serve --sandbox` over stdio: a real MCP client that spawned it, and the sandbox's URLs. */
+export async function spawnStdioServer({ extraArgs = [] } = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--sandbox', '--port', '0', ...extraArgs],
+    env: { PATH: process.env.PATH, SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_LOG_LEVEL: 'warn' },
+    stderr: 'pipe',
+  });
+  const { until } = watchStderr(transport.stderr);
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(transport);
+  const found = await until((f) => f.baseUrls.github);
+  return {
+    client,
+    pid: transport.pid,
+    baseUrls: found.baseUrls,
+    async close() {
+      await client.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
