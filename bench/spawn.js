@@ -18,7 +18,7 @@ function watchStderr(stream) {
   stream.on('data', (chunk) => {
     text += chunk;
     for (const m of text.matchAll(/^\s+(\w+)\s+sandbox at (http:\/\/127\.0\.0\.1:\d+\S*)$/gm)) found.baseUrls[m[1]] = m[2];
-    const mcp = /MCP endpoint: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
+    const mcp = /MCP endpoint: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text) ?? /"mcp":"(http:\/\/127\.0\.0\.1:\d+\/mcp)"/.exec(text);
     if (mcp) found.mcpUrl = mcp[1];
     for (const w of waiters.splice(0)) w();
   });
@@ -33,17 +33,19 @@ function watchStderr(stream) {
   return { found, until };
 }
 
-/** `switchboard serve --sandbox --http` in its own process, on a free port, with a fresh data dir. */
-export async function spawnHttpServer({ extraArgs = [], env = {}, nodeArgs = [] } = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--sandbox', '--http', '--port', '0', ...extraArgs], {
-    env: { PATH: process.env.PATH, SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_LOG_LEVEL: 'warn', ...env },
+/** `switchboard serve --http` (with the sandbox unless told not to) in its own process, on a free port. */
+export async function spawnHttpServer({ extraArgs = [], env = {}, nodeArgs = [], sandbox = true, dataDir: given } = {}) {
+  const dataDir = given ?? mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+  const args = [...nodeArgs, CLI, 'serve', ...(sandbox ? ['--sandbox'] : []), '--http', '--port', '0', ...extraArgs];
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH, SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_LOG_LEVEL: sandbox ? 'warn' : 'info', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const { until } = watchStderr(child.stderr);
-  const found = await until((f) => f.mcpUrl && f.baseUrls.github);
+  const found = await until((f) => f.mcpUrl && (!sandbox || f.baseUrls.github));
   return {
     pid: child.pid,
+    dataDir,
     mcpUrl: found.mcpUrl,
     baseUrls: found.baseUrls,
     async client(name = 'bench') {
@@ -54,7 +56,7 @@ export async function spawnHttpServer({ extraArgs = [], env = {}, nodeArgs = [] 
     async close() {
       child.kill('SIGTERM');
       await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!given) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

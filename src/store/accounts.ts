@@ -66,7 +66,6 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 export class SqliteAccountStore implements AccountStore {
   private readonly touched = new Map<string, number>();
-  private readonly statements = new Map<string, Database.Statement>();
   constructor(
     private readonly db: Database.Database,
     private readonly key: Buffer,
@@ -233,18 +232,11 @@ export class SqliteAccountStore implements AccountStore {
     const now = Date.now();
     if (now - (this.touched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
     this.touched.set(id, now);
-    this.statement('UPDATE accounts SET last_used_at = ? WHERE id = ?').run(new Date(now).toISOString(), id);
-  }
-
-  /** Prepared once: SQLite parses each statement the first time only. */
-  private statement(sql: string): Database.Statement {
-    let prepared = this.statements.get(sql);
-    if (!prepared) this.statements.set(sql, (prepared = this.db.prepare(sql)));
-    return prepared;
+    this.db.prepare('UPDATE accounts SET last_used_at = ? WHERE id = ?').run(new Date(now).toISOString(), id);
   }
 
   private rowById(id: string): AccountRow | undefined {
-    return this.statement('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+    return this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
   }
 
   private findRow(ref: string, provider?: Provider): AccountRow | undefined {
@@ -252,7 +244,7 @@ export class SqliteAccountStore implements AccountStore {
     if (byId && (provider === undefined || byId.provider === provider)) return byId;
     const trimmed = ref.trim();
     if (provider !== undefined) return this.labelHolder(provider, trimmed);
-    const matches = this.statement(`SELECT * FROM accounts WHERE lower(label) = lower(?) ${ORDER}`).all(trimmed) as AccountRow[];
+    const matches = this.db.prepare(`SELECT * FROM accounts WHERE lower(label) = lower(?) ${ORDER}`).all(trimmed) as AccountRow[];
     if (matches.length > 1) {
       const listed = matches.map((m) => `${m.label} (${m.provider}, ${m.id})`).join('; ');
       throw new InputError(
@@ -274,7 +266,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   private defaultRow(provider: string, orOnly = true): AccountRow | undefined {
-    const row = this.statement('SELECT * FROM accounts WHERE provider = ? AND is_default = 1').get(provider) as AccountRow | undefined;
+    const row = this.db.prepare('SELECT * FROM accounts WHERE provider = ? AND is_default = 1').get(provider) as AccountRow | undefined;
     if (row || !orOnly) return row;
     const rows = this.db.prepare('SELECT * FROM accounts WHERE provider = ? LIMIT 2').all(provider) as AccountRow[];
     return rows.length === 1 ? rows[0] : undefined;

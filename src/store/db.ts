@@ -59,12 +59,30 @@ export function openDatabase(dbFile: string): Database.Database {
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
+    // With WAL, NORMAL syncs at checkpoints rather than at every commit: a commit survives a crash of the
+    // process (what the event log promises a webhook sender); only a power loss may undo the last ones.
+    db.pragma('synchronous = NORMAL');
   } catch (error) {
     db.close();
     throw error;
   }
   restrictFileModes(dbFile);
+  compileOnce(db);
   return db;
+}
+
+/** Each SQL text is compiled once per connection: the stores run the same few statements on every call. */
+function compileOnce(db: Database.Database): void {
+  const compile = db.prepare.bind(db);
+  const statements = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      if (statements.size >= 500) statements.clear();
+      statements.set(sql, (statement = compile(sql)));
+    }
+    return statement;
+  }) as typeof db.prepare;
 }
 
 function restrictFileModes(dbFile: string): void {

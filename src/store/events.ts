@@ -10,13 +10,15 @@ export class SqliteEventStore implements EventStore {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async after(cursor: number, options: { triggerIds?: string[]; limit: number }): Promise<TriggerEvent[]> {
+  async after(cursor: number, options: { triggerIds?: string[]; limit: number; payloads?: boolean }): Promise<TriggerEvent[]> {
     const ids = options.triggerIds?.length ? options.triggerIds : null;
+    // Without payloads (the log's tail: notices need the summary only) a row is a few dozen bytes, not kilobytes.
+    const columns = options.payloads === false ? `id, trigger_id, kind, dedupe_key, occurred_at, received_at, summary, 'null' AS payload_json` : '*';
     const rows = ids
       ? (this.db
-          .prepare(`SELECT * FROM events WHERE id > ? AND trigger_id IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`)
+          .prepare(`SELECT ${columns} FROM events WHERE id > ? AND trigger_id IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`)
           .all(cursor, JSON.stringify(ids), options.limit) as EventRow[])
-      : (this.db.prepare('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?').all(cursor, options.limit) as EventRow[]);
+      : (this.db.prepare(`SELECT ${columns} FROM events WHERE id > ? ORDER BY id LIMIT ?`).all(cursor, options.limit) as EventRow[]);
     return rows.map(toEvent);
   }
 

@@ -187,7 +187,8 @@ export interface Delivery {
 
 export interface EventStore {
   /** Events with an id above `cursor`, oldest first. */
-  after(cursor: number, options: { triggerIds?: string[]; limit: number }): Promise<TriggerEvent[]>;
+  /** Events after `cursor`; with `payloads: false` each payload is null (the log's tail needs none). */
+  after(cursor: number, options: { triggerIds?: string[]; limit: number; payloads?: boolean }): Promise<TriggerEvent[]>;
   /** The newest events of a trigger, newest first. */
   latest(triggerId: string, limit: number): Promise<TriggerEvent[]>;
   lastId(): Promise<number>;

@@ -1,5 +1,7 @@
 import type { EventStore, TriggerEvent } from '../store/types.js';
 
+const BATCH = 500;
+
 export type EventListener = (events: TriggerEvent[]) => void;
 
 /**
@@ -46,10 +48,12 @@ export class EventLog {
       return this.reading;
     }
     this.reading = (async () => {
+      // Commits made in the same turn of the event loop are read together.
+      await new Promise((resolve) => setImmediate(resolve));
       do {
         this.again = false;
         for (;;) {
-          const batch = await this.store.after(this.position, { limit: 500 });
+          const batch = await this.store.after(this.position, { limit: BATCH, payloads: false });
           if (batch.length === 0) break;
           this.position = batch[batch.length - 1]!.id;
           for (const listener of this.listeners) {
@@ -59,6 +63,7 @@ export class EventLog {
               // One failing listener must not starve the others.
             }
           }
+          if (batch.length < BATCH) break;
         }
       } while (this.again);
     })().finally(() => (this.reading = undefined));

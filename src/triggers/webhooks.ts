@@ -81,7 +81,8 @@ async function deliver(deps: WebhookDeps, triggers: Trigger[], provider: 'github
     if (events.length === 0) continue;
     accepted += (await deps.store.triggers.commit(trigger.id, { events })).length;
   }
-  if (accepted) await deps.log.poke();
+  // Committed is what the sender needs to hear; telling this process's clients need not hold up the answer.
+  if (accepted) void deps.log.poke();
   return accepted;
 }
 
