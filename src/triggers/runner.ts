@@ -39,6 +39,8 @@ export class Runner {
   private forwarding = false;
   /** Polls and forwards under way, so stop() can let them finish before the store closes. */
   private readonly work = new Set<Promise<unknown>>();
+  /** Triggers asked to poll while a poll of theirs was under way. */
+  private readonly again = new Set<string>();
   private readonly ttl: number;
   private readonly forward: ForwardOptions;
 
@@ -67,8 +69,9 @@ export class Runner {
     }
   }
 
-  /** Poll this trigger at the next tick (a new trigger, or a test that cannot wait). */
+  /** Poll this trigger at the next tick (a new trigger, or a test that cannot wait); once more if one is under way. */
   pollSoon(triggerId: string): void {
+    if (this.inFlight.has(triggerId)) this.again.add(triggerId);
     this.nextPoll.set(triggerId, 0);
   }
 
@@ -142,6 +145,7 @@ export class Runner {
       await this.o.store.triggers.commit(trigger.id, { events: [], error: message }).catch(() => undefined);
     } finally {
       this.inFlight.delete(trigger.id);
+      if (this.again.delete(trigger.id)) next = 0;
       if (this.nextPoll.has(trigger.id) || this.leading) this.nextPoll.set(trigger.id, next);
     }
   }
