@@ -28,6 +28,8 @@ export interface RunnerOptions {
  * One process per data dir holds the runner lease and runs pollers and forwarding; the others
  * wait, renewing their claim, and one takes over when the holder stops renewing.
  */
+const RELIST_MS = 10_000;
+
 export class Runner {
   readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private leading = false;
@@ -41,6 +43,9 @@ export class Runner {
   private readonly work = new Set<Promise<unknown>>();
   /** Triggers asked to poll while a poll of theirs was under way. */
   private readonly again = new Set<string>();
+  private pollable: Array<{ id: string; kind: TriggerKind }> = [];
+  private listedAt = 0;
+  private relist = true;
   private readonly ttl: number;
   private readonly forward: ForwardOptions;
 
@@ -73,6 +78,7 @@ export class Runner {
   pollSoon(triggerId: string): void {
     if (this.inFlight.has(triggerId)) this.again.add(triggerId);
     this.nextPoll.set(triggerId, 0);
+    this.relist = true;
   }
 
   private async tick(): Promise<void> {
@@ -87,6 +93,7 @@ export class Runner {
           this.leading = held;
           this.o.logger.info(held ? 'runner lease taken' : 'runner lease lost', { holder: this.holder });
           if (!held) this.nextPoll.clear();
+          this.relist = true;
           await this.o.onLeadership?.(held);
         }
       }
@@ -105,19 +112,35 @@ export class Runner {
     void job.finally(() => this.work.delete(job));
   }
 
+  /**
+   * Due polls run on a fresh read of their trigger. The whole list is read again only when asked to
+   * (pollSoon) or every RELIST_MS, for triggers other processes made: reading a thousand triggers every
+   * tick would cost more than every poll they need.
+   */
   private async schedulePolls(now: number): Promise<void> {
-    const triggers = await this.o.store.triggers.list();
-    const live = new Set<string>();
-    for (const trigger of triggers) {
+    if (this.relist || now - this.listedAt >= RELIST_MS) await this.listPollable(now);
+    for (const { id, kind } of this.pollable) {
+      if (this.nextPoll.get(id)! > now || this.inFlight.has(id)) continue;
+      const trigger = await this.o.store.triggers.get(id);
+      if (trigger) this.track(this.pollOne(trigger, kind));
+      else this.nextPoll.delete(id);
+    }
+  }
+
+  private async listPollable(now: number): Promise<void> {
+    this.relist = false;
+    this.listedAt = now;
+    this.pollable = [];
+    for (const trigger of await this.o.store.triggers.list()) {
       const kind = this.o.kinds.get(trigger.kind);
       if (!kind?.poll) continue;
-      live.add(trigger.id);
+      this.pollable.push({ id: trigger.id, kind });
       if (!this.nextPoll.has(trigger.id)) {
         const last = typeof trigger.state.lastPollAt === 'string' ? Date.parse(trigger.state.lastPollAt) : 0;
         this.nextPoll.set(trigger.id, last + kind.poll.intervalMs(trigger.config));
       }
-      if (this.nextPoll.get(trigger.id)! <= now && !this.inFlight.has(trigger.id)) this.track(this.pollOne(trigger, kind));
     }
+    const live = new Set(this.pollable.map((p) => p.id));
     for (const id of this.nextPoll.keys()) if (!live.has(id)) this.nextPoll.delete(id);
   }
 
