@@ -1,12 +1,32 @@
 // Benchmarks: `npm run bench` writes bench/REPORT.md and bench/report.json. Every figure is a median of
-// repeated runs beside a baseline measured in the same run, interleaved, since this machine is shared.
+// repeated runs beside a baseline measured in the same run, interleaved where it can be, since this machine is shared.
 import { writeFileSync } from 'node:fs';
-import { benchApiCall } from './api-call.js';
 import { benchEvents } from './events.js';
+import { benchHttpLoad } from './http-load.js';
+import { benchMemory } from './memory.js';
+import { benchOverhead } from './overhead.js';
+import { benchPoller } from './poller.js';
 import { benchStartup } from './startup.js';
 import { benchTokens } from './tokens.js';
+import { benchWebhooks } from './webhooks.js';
 
-const results = [await benchTokens(), await benchStartup(), await benchApiCall({ calls: Number(process.env.BENCH_CALLS ?? 2000) }), await benchEvents({ events: Number(process.env.BENCH_EVENTS ?? 2000) })];
+const n = (name, fallback) => Number(process.env[name] ?? fallback);
+const benches = [
+  () => benchTokens(),
+  () => benchStartup({ runs: n('BENCH_STARTUP_RUNS', 15) }),
+  () => benchOverhead({ calls: n('BENCH_CALLS', 1000) }),
+  () => benchHttpLoad({ sessions: 50, seconds: n('BENCH_LOAD_SECONDS', 8) }),
+  () => benchWebhooks({ count: n('BENCH_DELIVERIES', 6000) }),
+  () => benchPoller(),
+  () => benchMemory({ triggers: 1000 }),
+  () => benchEvents({ events: n('BENCH_EVENTS', 2000) }),
+];
+const results = [];
+for (const run of benches) {
+  const result = await run();
+  process.stderr.write(`${result.title}: ${result.verdict}\n`);
+  results.push(result);
+}
 
 const lines = [
   '# Benchmark report',

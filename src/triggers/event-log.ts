@@ -14,6 +14,7 @@ export class EventLog {
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private again = false;
+  private stopped = false;
 
   constructor(
     readonly store: EventStore,
@@ -27,6 +28,7 @@ export class EventLog {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
   }
@@ -50,7 +52,9 @@ export class EventLog {
     this.reading = (async () => {
       // Commits made in the same turn of the event loop are read together.
       await new Promise((resolve) => setImmediate(resolve));
+      // The store may close right after stop(): a read that was about to start has nothing left to tell.
       do {
+        if (this.stopped) return;
         this.again = false;
         for (;;) {
           const batch = await this.store.after(this.position, { limit: BATCH, payloads: false });

@@ -82,7 +82,8 @@ async function deliver(deps: WebhookDeps, triggers: Trigger[], provider: 'github
     accepted += (await deps.store.triggers.commit(trigger.id, { events })).length;
   }
   // Committed is what the sender needs to hear; telling this process's clients need not hold up the answer.
-  if (accepted) void deps.log.poke();
+  // A failed read is retried by the log's own timer.
+  if (accepted) void deps.log.poke().catch(() => undefined);
   return accepted;
 }
 
