@@ -86,3 +86,63 @@ describe('runner lease', () => {
     await b.store.close();
   });
 });
+
+describe('runner polls on request', () => {
+  it('runs a poll asked for while one is under way right after it, not an interval later', async () => {
+    const store = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'sb-runner-soon-')), secretKey: 'k' });
+    const log = new EventLog(store.events, 30);
+    await log.start();
+    let release!: () => void;
+    let runs = 0;
+    const slowKind: TriggerKind = {
+      kind: 'outlook.new_email',
+      connector: 'outlook',
+      description: 'test',
+      config: z.object({}),
+      poll: {
+        intervalMs: () => 60_000,
+        async run({ now }) {
+          runs++;
+          if (runs === 1) await new Promise<void>((r) => (release = r));
+          return { events: [], state: { lastPollAt: new Date(now).toISOString() } };
+        },
+      },
+    };
+    const runner = new Runner({
+      store,
+      kinds: new Map([['outlook.new_email', slowKind]]),
+      log,
+      deps: { baseUrls: { outlook: 'http://127.0.0.1:9' } as never },
+      logger: createLogger({ level: 'error' }),
+      tickMs: 10,
+    });
+    const account = await store.accounts.add({ provider: 'outlook', secret: { kind: 'token', token: 'token-123456' } });
+    const trigger = await store.triggers.create({ kind: 'outlook.new_email', accountId: account.id, config: {}, state: { lastPollAt: new Date().toISOString() } });
+    await runner.start();
+    runner.pollSoon(trigger.id);
+    while (runs === 0) await sleep(5);
+    runner.pollSoon(trigger.id); // asked again while the first poll is under way
+    release();
+    const deadline = Date.now() + 2_000;
+    while (runs < 2 && Date.now() < deadline) await sleep(5);
+    expect(runs).toBe(2);
+    await sleep(100);
+    expect(runs).toBe(2); // and then back to the interval
+    await runner.stop();
+    log.stop();
+    await store.close();
+  });
+});
+
+describe('event log', () => {
+  it('reads nothing once stopped, even for a poke made just before', async () => {
+    let reads = 0;
+    const store = { lastId: async () => 0, after: async () => (reads++, []) } as never;
+    const log = new EventLog(store, 10_000);
+    await log.start();
+    const poked = log.poke();
+    log.stop();
+    await poked;
+    expect(reads).toBe(0);
+  });
+});
