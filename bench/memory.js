@@ -1,36 +1,23 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redactor } from '../dist/redact.js';
 import { startSandbox } from '../dist/sandbox/index.js';
 import { openStore } from '../dist/store/index.js';
-import { spawnHttpServer } from './spawn.js';
+import { spawnBareHttpServer, spawnHttpServer } from './spawn.js';
 
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 const settle = () => new Promise((r) => setTimeout(r, 2_000));
 
 /** A bare SDK server (Streamable HTTP, one no-op tool) after one tools/list: what any Node MCP server holds. */
 async function bareRss() {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./bare-http-server.mjs', import.meta.url))], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const bare = await spawnBareHttpServer();
   try {
-    const url = await new Promise((resolve) => {
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (t) => /MCP endpoint: (\S+)/.test(t) && resolve(/MCP endpoint: (\S+)/.exec(t)[1]));
-    });
-    const client = new Client({ name: 'bench', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    await client.listTools();
+    await bare.client.listTools();
     await settle();
-    const rss = rssMb(child.pid);
-    await client.close();
-    return rss;
+    return rssMb(bare.pid);
   } finally {
-    child.kill();
+    await bare.close();
   }
 }
 

@@ -1,10 +1,6 @@
 import { Agent, request } from 'undici';
 import { SANDBOX_TOKENS } from '../dist/sandbox/index.js';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { spawnHttpServer, spawnStdioServer } from './spawn.js';
+import { spawnBareHttpServer, spawnHttpServer, spawnStdioServer } from './spawn.js';
 import { fmt, summary } from './stats.js';
 
 const PATH = '/repos/sbx-octocat/hello-world';
@@ -42,26 +38,18 @@ async function pairs(client, githubUrl, calls) {
 
 /** The SDK's Streamable HTTP transport alone: a bare server's no-op tool, called the same way. */
 async function bareSdkCalls(calls) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./bare-http-server.mjs', import.meta.url))], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const bare = await spawnBareHttpServer();
   try {
-    const url = await new Promise((resolve, reject) => {
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (t) => /MCP endpoint: (\S+)/.test(t) && resolve(/MCP endpoint: (\S+)/.exec(t)[1]));
-      child.once('exit', () => reject(new Error('bare server exited')));
-    });
-    const client = new Client({ name: 'bench', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    for (let i = 0; i < 100; i++) await client.callTool({ name: 'ping', arguments: {} });
+    for (let i = 0; i < 100; i++) await bare.client.callTool({ name: 'ping', arguments: {} });
     const times = [];
     for (let i = 0; i < calls; i++) {
       const t0 = performance.now();
-      await client.callTool({ name: 'ping', arguments: {} });
+      await bare.client.callTool({ name: 'ping', arguments: {} });
       times.push(performance.now() - t0);
     }
-    await client.close();
     return summary(times);
   } finally {
-    child.kill();
+    await bare.close();
   }
 }
 

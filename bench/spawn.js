@@ -84,3 +84,20 @@ export async function spawnStdioServer({ extraArgs = [] } = {}) {
     },
   };
 }
+
+/** A bare SDK Streamable HTTP server with one no-op tool (bench/bare-http-server.mjs), and a client connected to it. */
+export async function spawnBareHttpServer() {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./bare-http-server.mjs', import.meta.url))], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const { until } = watchStderr(child.stderr);
+  const found = await until((f) => f.mcpUrl);
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(found.mcpUrl)));
+  return {
+    client,
+    pid: child.pid,
+    async close() {
+      await client.close();
+      child.kill();
+    },
+  };
+}
