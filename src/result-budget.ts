@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from './errors.js';
+import { estimateTokens } from './tokens.js';
 import type { CallContext, Tool } from './tool.js';
 
 type Data = Record<string, unknown>;
@@ -32,30 +33,10 @@ export interface ResultBudgetOptions {
   clock?: () => number;
 }
 
-let tokenizer: Promise<(text: string) => number> | undefined;
-/** Above this, one run of text without spaces (base64, say) would cost the tokenizer quadratic time. */
-const SLICE = 256;
-
 /**
- * Tokens in o200k_base, counted slice by slice (at most one token too many per slice), stopping once past
- * `limit`: a 10 MB body need not be counted to know it is over. The tokenizer is
- * loaded on the first result larger than the budget in bytes: nothing smaller can be over it in tokens.
- */
-async function countTokens(text: string, limit = Infinity): Promise<number> {
-  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => {
-    // Its merge cache slows to a crawl once full of one-off pieces (base64, ids); counting is fast without it.
-    m.setMergeCacheSize(0);
-    return m.countTokens;
-  });
-  const count = await tokenizer;
-  let total = 0;
-  for (let i = 0; i < text.length && total <= limit; i += SLICE) total += count(text.slice(i, i + SLICE));
-  return total;
-}
-
-/**
- * Keeps every tool result within a token budget. A larger one is cut at a record boundary (or, for one
- * long text, at a line) and carries `next_cursor`; calling the same tool with that cursor returns the rest.
+ * Keeps every tool result within a token budget, counted by an estimate that errs high (src/tokens.ts).
+ * A larger result is cut at a record boundary (or, for one long text, at a line) and carries
+ * `next_cursor`; calling the same tool with that cursor returns the rest.
  */
 export class ResultBudget {
   readonly maxTokens: number;
@@ -81,18 +62,18 @@ export class ResultBudget {
   async fit(tool: string, data: Data, offset = 0): Promise<Data> {
     const json = JSON.stringify(data);
     if (Buffer.byteLength(json) <= this.maxTokens) return data;
-    if ((await countTokens(json, this.maxTokens)) <= this.maxTokens) return data;
+    if (estimateTokens(json) <= this.maxTokens) return data;
     const path = largestPart(data);
     if (!path) return data;
     const value = get(data, path) as unknown[] | string;
     const template = set(data, path, Array.isArray(value) ? [] : '');
-    const room = this.maxTokens - RESERVE - (await countTokens(JSON.stringify(template), this.maxTokens));
-    const keep = Array.isArray(value) ? await recordsWithin(value, room) : await textWithin(value, room, isBase64(data));
-    if (keep >= value.length) return Array.isArray(value) && value.length === 1 ? set(data, path, [await shrinkRecord(value[0], room)]) : data;
+    const room = this.maxTokens - RESERVE - estimateTokens(JSON.stringify(template));
+    const keep = Array.isArray(value) ? recordsWithin(value, room) : textWithin(value, room, isBase64(data));
+    if (keep >= value.length) return Array.isArray(value) && value.length === 1 ? set(data, path, [shrinkRecord(value[0], room)]) : data;
     const part: Part = { path, rest: value.slice(keep), offset: offset + keep, total: offset + value.length };
     const cursor = this.remember(tool, template, part);
     const kept = value.slice(0, keep);
-    const shown = set(data, path, Array.isArray(kept) && keep === 1 ? [await shrinkRecord(kept[0], room)] : kept);
+    const shown = set(data, path, Array.isArray(kept) && keep === 1 ? [shrinkRecord(kept[0], room)] : kept);
     const unit = Array.isArray(value) ? `records ${offset + 1}-${offset + keep} of ${part.total}` : `characters ${offset + 1}-${offset + keep} of ${part.total}`;
     const note = `Cut to stay within ${this.maxTokens} tokens: ${unit} of "${path.join('.')}". Call this tool again with {"cursor":"${cursor}"} for the rest, or ask for fewer fields or a smaller limit.`;
     return { ...shown, next_cursor: cursor, note: typeof data.note === 'string' ? `${data.note} ${note}` : note };
@@ -141,31 +122,31 @@ function largestPart(data: Data): Path | undefined {
 }
 
 /** How many leading records fit in `room` tokens; at least one, so every call moves on. */
-async function recordsWithin(records: unknown[], room: number): Promise<number> {
+function recordsWithin(records: unknown[], room: number): number {
   let used = 0;
   for (let i = 0; i < records.length; i++) {
-    used += (await countTokens(JSON.stringify(records[i]), room)) + 1;
+    used += estimateTokens(JSON.stringify(records[i])) + 1;
     if (used > room) return Math.max(1, i);
   }
   return records.length;
 }
 
 /** A single record larger than the whole budget keeps every field, its longest text cut short. */
-async function shrinkRecord(record: unknown, room: number): Promise<unknown> {
+function shrinkRecord(record: unknown, room: number): unknown {
   if (!record || typeof record !== 'object' || Array.isArray(record)) return record;
   const fields = Object.entries(record as Data).filter((e): e is [string, string] => typeof e[1] === 'string');
   const longest = fields.sort((a, b) => b[1].length - a[1].length)[0];
-  if (!longest || (await countTokens(JSON.stringify(record), room)) <= room) return record;
-  const others = (await countTokens(JSON.stringify({ ...(record as Data), [longest[0]]: '' }))) + 10;
-  const end = await textWithin(longest[1], room - others, false);
+  if (!longest || estimateTokens(JSON.stringify(record)) <= room) return record;
+  const others = estimateTokens(JSON.stringify({ ...(record as Data), [longest[0]]: '' })) + 10;
+  const end = textWithin(longest[1], room - others, false);
   return { ...(record as Data), [longest[0]]: `${longest[1].slice(0, end).trimEnd()} [cut]` };
 }
 
 /** How many leading characters of a text fit in `room` tokens, ending at a line break (else a space) when one is near. */
-async function textWithin(text: string, room: number, base64: boolean): Promise<number> {
+function textWithin(text: string, room: number, base64: boolean): number {
   // Start from four characters a token (English), then shrink by what the tokenizer says of the piece.
   let end = Math.min(text.length, Math.max(room, 1) * 4);
-  for (let used = await countTokens(JSON.stringify(text.slice(0, end))); end > 1 && used > room; used = await countTokens(JSON.stringify(text.slice(0, end)))) {
+  for (let used = estimateTokens(JSON.stringify(text.slice(0, end))); end > 1 && used > room; used = estimateTokens(JSON.stringify(text.slice(0, end)))) {
     end = Math.floor((end * room * 0.97) / used);
   }
   if (base64) return Math.max(4, end - (end % 4));
