@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +42,17 @@ export async function spawnHttpServer({ extraArgs = [], env = {}, nodeArgs = [],
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const { until } = watchStderr(child.stderr);
-  const found = await until((f) => f.mcpUrl && (!sandbox || f.baseUrls.github));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    if (!given) rmSync(dataDir, { recursive: true, force: true });
+  };
+  const found = await until((f) => f.mcpUrl && (!sandbox || f.baseUrls.github)).catch(async (error) => {
+    await stop();
+    throw error;
+  });
   return {
     pid: child.pid,
     dataDir,
@@ -53,11 +63,7 @@ export async function spawnHttpServer({ extraArgs = [], env = {}, nodeArgs = [],
       await client.connect(new StreamableHTTPClientTransport(new URL(found.mcpUrl)));
       return client;
     },
-    async close() {
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-      if (!given) rmSync(dataDir, { recursive: true, force: true });
-    },
+    close: stop,
   };
 }
 
@@ -72,32 +78,61 @@ export async function spawnStdioServer({ extraArgs = [] } = {}) {
   });
   const { until } = watchStderr(transport.stderr);
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(transport);
-  const found = await until((f) => f.baseUrls.github);
-  return {
-    client,
-    pid: transport.pid,
-    baseUrls: found.baseUrls,
-    async close() {
-      await client.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+  const close = async () => {
+    await client.close();
+    rmSync(dataDir, { recursive: true, force: true });
   };
+  try {
+    await client.connect(transport);
+    const found = await until((f) => f.baseUrls.github);
+    return { client, pid: transport.pid, baseUrls: found.baseUrls, close };
+  } catch (error) {
+    await transport.close().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** A bare SDK Streamable HTTP server with one no-op tool (bench/bare-http-server.mjs), and a client connected to it. */
 export async function spawnBareHttpServer() {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./bare-http-server.mjs', import.meta.url))], { stdio: ['ignore', 'ignore', 'pipe'] });
   const { until } = watchStderr(child.stderr);
-  const found = await until((f) => f.mcpUrl);
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(found.mcpUrl)));
+  const connect = async (name = 'bench') => {
+    const client = new Client({ name, version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(found.mcpUrl)));
+    return client;
+  };
+  let found;
+  let client;
+  try {
+    found = await until((f) => f.mcpUrl);
+    client = await connect();
+  } catch (error) {
+    child.kill();
+    throw error;
+  }
   return {
     client,
+    /** Another session on the same server. */
+    connect,
     pid: child.pid,
     async close() {
       await client.close();
       child.kill();
+      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
     },
   };
+}
+
+// USER_HZ, the unit of the times in /proc/<pid>/stat: 100 on Linux x86 and Arm.
+const CLOCK_TICKS = 100;
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc; undefined where there is no /proc. */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
 }

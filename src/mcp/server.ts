@@ -37,7 +37,6 @@ const INSTRUCTIONS =
   'each takes an optional "account" (id or label from accounts_list; without it the provider\'s default account is used). ' +
   '<provider>_api_call reaches any path of that provider. A result too large for the token budget comes cut, with next_cursor for the rest.';
 
-/** The MCP surface for one client session. Build one per session: SDK servers cannot be shared. */
 /**
  * URL-mode elicitation: when an account needs a new sign-in and the client can open links, send it one.
  * The link starts the same sign-in as the Integrations page, with its callback on this process.
@@ -58,13 +57,23 @@ async function offerSignIn(server: Server, deps: ServerDeps, error: unknown): Pr
   return answer.action === 'accept';
 }
 
+// Converting every tool's zod schemas costs about 10 ms per session; sessions of one process share the
+// list (it is only serialised), keyed on the tools array so a different set of tools gets its own.
+const listedFor = new WeakMap<Tool[], McpTool[]>();
+function listedTools(tools: Tool[]): McpTool[] {
+  let listed = listedFor.get(tools);
+  if (!listed) listedFor.set(tools, (listed = tools.map(toMcpTool)));
+  return listed;
+}
+
+/** The MCP surface for one client session. Build one per session: SDK servers cannot be shared. */
 export function createServer(deps: ServerDeps): Server {
   const server = new Server(
     { name: 'switchboard', title: 'Switchboard', version: deps.version },
     { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS },
   );
   const byName = new Map(deps.tools.map((t) => [t.name, t]));
-  const listed: McpTool[] = deps.tools.map(toMcpTool);
+  const listed = listedTools(deps.tools);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
 
