@@ -1,214 +1,345 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { signInFromCli } from './accounts/cli-sign-in.js';
-import { addAccount, checkProvider, formatAccounts, listAccounts, removeAccount } from './accounts/commands.js';
+import { realpathSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config, type Flags } from './config.js';
-import { formatTriggers, runTriggerTool, setWebhookSecret, tailEvents } from './triggers/commands.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
-import { serve, VERSION } from './serve.js';
-import { rotateSecrets } from './store/rotate.js';
-import type { Provider } from './store/types.js';
+import { PROVIDERS, type Provider } from './store/types.js';
+import { VERSION } from './version.js';
 
-const HELP = `switchboard ${VERSION}: an MCP server for Outlook, GitHub, Vercel and a sales-intelligence API
+/** Every command module is imported in its action, so `serve` starts without loading the CLI's other commands. */
+function buildProgram(): Command {
+  const program = new Command('switchboard')
+    .description('An MCP server for Outlook, GitHub, Vercel and a sales-intelligence API: tools and triggers for LLM agents.')
+    .version(VERSION, '-v, --version')
+    .addHelpText('after', `\nStart here:\n  $ switchboard serve --sandbox --http     try everything with local stand-in providers\n  $ switchboard mcp-config                 the snippet that adds this install to a desktop assistant\n  $ switchboard <command> --help           each command's options and examples`);
 
-Usage:
-  switchboard serve [--http] [--host 127.0.0.1] [--port 8765] [--public-url URL] [--sandbox]
-                    [--toolsets outlook,sales,github,vercel] [--tools all|discover] [--read-only] [--max-result-tokens N] [--data-dir DIR]
-  switchboard accounts add <outlook|sales|github|vercel> [--label L] (--token-stdin | --api-key-stdin) [--team ID] [--groups G,...] [--dialect spec|v2]
-  switchboard accounts add <outlook|github> --device [--label L] [--groups G,...]     (sign in with a code on another device)
-  switchboard accounts add <outlook|github|vercel> --browser [--label L] [--groups G,...]   (sign in in a browser on this machine)
-  switchboard accounts list [--json]
-  switchboard accounts remove <id|label>
-  switchboard triggers list [--json]
-  switchboard triggers add <kind> [--account L] [--filter F] [--folder F] [--interval S] [--forward-url URL] [--config JSON]
-  switchboard triggers remove <id>
-  switchboard triggers secret <id> --secret-stdin      (a webhook secret you set up at the provider)
-  switchboard events tail [--trigger ID] [--json] [--exec CMD] [--consumer NAME]
-  switchboard secrets rotate [--force]      (re-encrypts every stored secret under a new key: a new key file,
-                                             or SWITCHBOARD_NEW_SECRET_KEY when set)
+  withCommon(program.command('serve'))
+    .description('Run the MCP server: over stdio (for desktop assistants), or over Streamable HTTP at /mcp with --http.')
+    .option('--http', 'serve MCP over Streamable HTTP instead of stdio')
+    .option('--host <address>', 'address the HTTP listener binds (default 127.0.0.1)')
+    .option('--port <n>', 'port of the HTTP listener (default 8765; 0 for any free port)')
+    .option('--public-url <url>', 'where providers reach this server, for webhook triggers (env SWITCHBOARD_PUBLIC_URL)')
+    .option('--toolsets <list>', 'list only these connectors\' tools: outlook,sales,github,vercel')
+    .addOption(new Option('--tools <mode>', 'all tools, or only tools_search/tools_describe/tools_call').choices(['all', 'discover']))
+    .option('--read-only', 'list only tools that change nothing')
+    .option('--max-result-tokens <n>', 'cut larger tool results with a cursor (default 25000)')
+    .addOption(new Option('--log-level <level>', 'stderr log level (default info)').choices(['debug', 'info', 'warn', 'error']))
+    .addHelpText('after', examples('switchboard serve --sandbox --http', 'switchboard serve --toolsets outlook,github --read-only', 'switchboard serve --http --port 9000 --public-url https://hooks.example.net'))
+    .action(async (opts) => {
+      const { serve } = await import('./serve.js');
+      const running = await serve(configOf(opts), { stdin: process.stdin, stdout: process.stdout, cli: cliInvocation() });
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close());
+      await running.closed;
+    });
 
-serve speaks MCP over stdio; with --http, Streamable HTTP at /mcp. --sandbox runs local stand-in providers
-with sample accounts. Secrets are read from standard input, never from arguments.`;
+  withCommon(program.command('mcp-config'))
+    .description('Print the exact snippet that makes an MCP client start this install (absolute paths, data directory).')
+    .addOption(new Option('--client <name>', 'the MCP client').choices(['claude-desktop', 'claude-code', 'cursor', 'vscode']).default('claude-desktop'))
+    .option('--name <key>', 'server key in the client\'s config; clients prefix tool names with it', 'switchboard')
+    .option('--toolsets <list>', 'pass --toolsets to serve')
+    .addOption(new Option('--tools <mode>', 'pass --tools to serve').choices(['all', 'discover']))
+    .option('--read-only', 'pass --read-only to serve')
+    .addHelpText('after', examples('switchboard mcp-config', 'switchboard mcp-config --client claude-code --sandbox', 'switchboard mcp-config --client vscode --toolsets github'))
+    .action(async (opts) => {
+      const { mcpConfigSnippet } = await import('./mcp-config.js');
+      const config = configOf(opts);
+      if (!/^[A-Za-z0-9_-]{1,32}$/.test(opts.name)) throw new InputError(`--name must be 1 to 32 letters, digits, - or _, not "${opts.name}".`, 'name');
+      const serveArgs = [
+        ...(config.sandbox ? ['--sandbox'] : []),
+        ...(opts.toolsets ? ['--toolsets', config.toolsets!.join(',')] : []),
+        ...(opts.tools ? ['--tools', opts.tools] : []),
+        ...(opts.readOnly ? ['--read-only'] : []),
+      ];
+      const snippet = mcpConfigSnippet(opts.client, { name: opts.name, node: process.execPath, cli: realpathSync(process.argv[1]!), serveArgs, env: { SWITCHBOARD_DATA_DIR: config.dataDir } });
+      say(snippet.where);
+      print(snippet.text);
+    });
 
-const OPTIONS = {
-  http: { type: 'boolean' },
-  host: { type: 'string' },
-  port: { type: 'string' },
-  'public-url': { type: 'string' },
-  sandbox: { type: 'boolean' },
-  toolsets: { type: 'string' },
-  tools: { type: 'string' },
-  'read-only': { type: 'boolean' },
-  'max-result-tokens': { type: 'string' },
-  'data-dir': { type: 'string' },
-  'log-level': { type: 'string' },
-  label: { type: 'string' },
-  team: { type: 'string' },
-  groups: { type: 'string' },
-  dialect: { type: 'string' },
-  'token-stdin': { type: 'boolean' },
-  device: { type: 'boolean' },
-  browser: { type: 'boolean' },
-  'api-key-stdin': { type: 'boolean' },
-  'secret-stdin': { type: 'boolean' },
-  json: { type: 'boolean' },
-  account: { type: 'string' },
-  filter: { type: 'string' },
-  folder: { type: 'string' },
-  interval: { type: 'string' },
-  'forward-url': { type: 'string' },
-  config: { type: 'string' },
-  trigger: { type: 'string' },
-  exec: { type: 'string' },
-  consumer: { type: 'string' },
-  force: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-} as const;
+  accountsCommand(program.command('accounts').description('Connect, list and remove accounts at the providers.'));
+  triggersCommand(program.command('triggers').description('Standing requests (new email, GitHub events, Vercel deployments) whose events land in the event log.'));
 
-async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new InputError(`${(error as Error).message}. Run switchboard --help for the usage.`);
-  }
-  const { values, positionals } = parsed;
-  if (values.version) return print(VERSION);
-  const [command, sub, arg] = positionals;
-  if (values.help || !command) return print(HELP);
-  const config = loadConfig(process.env, values as Flags);
-
-  if (command === 'serve') {
-    const running = await serve(config, { stdin: process.stdin, stdout: process.stdout });
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close());
-    await running.closed;
-    return 0;
-  }
-  if (command === 'accounts') {
-    if (sub === 'list') {
-      const accounts = await listAccounts(config);
-      return print(values.json ? JSON.stringify(accounts, null, 2) : formatAccounts(accounts));
-    }
-    if (sub === 'remove') {
-      if (!arg) throw new InputError('Name the account to remove: switchboard accounts remove <id|label>.');
-      const removed = await removeAccount(config, arg);
-      return print(`Removed ${removed.provider} account "${removed.label}" (${removed.id}).`);
-    }
-    if (sub === 'add') {
-      const provider = checkProvider(arg);
-      if (values.device || values.browser) return signInCommand(config, provider, values);
-      const wantsKey = provider === 'sales';
-      if (wantsKey ? !values['api-key-stdin'] : !values['token-stdin']) {
-        throw new InputError(
-          `Pipe the ${wantsKey ? 'API key' : 'token'} on standard input: echo "$SECRET" | switchboard accounts add ${provider} ${wantsKey ? '--api-key-stdin' : '--token-stdin'}` +
-            (wantsKey ? '' : `, or sign in: switchboard accounts add ${provider} ${provider === 'vercel' ? '--browser' : '--device'}`),
-        );
-      }
-      const secretText = (await readStdin()).trim();
-      if (!secretText) throw new InputError(`Standard input was empty: pipe the ${wantsKey ? 'API key' : 'token'} into the command.`);
-      if (/\s/.test(secretText)) throw new InputError('The secret on standard input contains white space; pipe exactly one token or key.');
-      const account = await addAccount(config, {
-        provider,
-        label: values.label,
-        teamId: values.team,
-        groups: values.groups?.split(',').map((g) => g.trim()).filter(Boolean),
-        dialect: values.dialect,
-        secret: wantsKey ? { kind: 'api_key', apiKey: secretText } : { kind: 'token', token: secretText },
+  const events = program.command('events').description('Read the event log.');
+  withCommon(events.command('tail'))
+    .description('Print events as they are committed; with --exec, run a command once per event.')
+    .option('--trigger <id>', 'only this trigger\'s events')
+    .option('--json', 'one JSON object per line (NDJSON)')
+    .option('--exec <command>', 'run this shell command per event, the event JSON on its stdin; resumes where it stopped')
+    .option('--consumer <name>', 'name of the cursor --exec keeps (default: derived from the command and trigger)')
+    .addHelpText('after', examples('switchboard events tail', 'switchboard events tail --trigger trg_0123456789abcdef --json', "switchboard events tail --exec 'my-agent --stdin'"))
+    .action(async (opts) => {
+      const { tailEvents } = await import('./triggers/commands.js');
+      await withConfig(opts, async (config) => {
+        const stop = new AbortController();
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+        await tailEvents(config, {
+          triggerId: opts.trigger,
+          json: opts.json ?? false,
+          exec: opts.exec,
+          consumer: opts.consumer,
+          write: (line) => process.stdout.write(line + '\n'),
+          warn: say,
+          signal: stop.signal,
+        });
       });
-      return print(
-        `Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''} as ${account.id}${account.isDefault ? ', the default' : ''}.`,
-      );
-    }
-    throw new InputError(`Unknown accounts command "${sub ?? ''}": use add, list or remove.`);
-  }
-  if (command === 'triggers') return triggersCommand(config, sub, arg, values);
-  if (command === 'secrets' && sub === 'rotate') {
-    const r = await rotateSecrets({ dataDir: config.dataDir, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: values.force });
-    const counts = `Re-encrypted ${r.accounts} account, ${r.triggers} trigger and ${r.hooks} webhook secret(s) under a new key, in one transaction.`;
-    if (r.newKeyIn === 'keyFile') return print(`${counts}\nThe new key is in ${r.keyFile} (the old key is gone); keep a backup of that file.`);
-    return print(
-      `${counts}\nSet SWITCHBOARD_SECRET_KEY to the value of SWITCHBOARD_NEW_SECRET_KEY before starting Switchboard again.` +
-        (r.staleKeyFile ? `\nThe key file ${r.staleKeyFile} holds the old key and is no longer used: delete it once SWITCHBOARD_SECRET_KEY is set.` : ''),
-    );
-  }
-  if (command === 'events' && sub === 'tail') {
+    });
+
+  const secrets = program.command('secrets').description('The key that encrypts stored secrets.');
+  withCommon(secrets.command('rotate'))
+    .description('Re-encrypt every stored secret under a new key, in one transaction.')
+    .option('--force', 'rotate even while a server holds the runner lease')
+    .addHelpText('after', `\nThe new key goes to a new key file, or comes from SWITCHBOARD_NEW_SECRET_KEY when that is set.${examples('switchboard secrets rotate')}`)
+    .action(async (opts) => {
+      const { rotateSecrets } = await import('./store/rotate.js');
+      await withConfig(opts, async (config) => {
+        const r = await rotateSecrets({ dataDir: config.dataDir, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: opts.force });
+        const counts = `Re-encrypted ${r.accounts} account, ${r.triggers} trigger and ${r.hooks} webhook secret(s) under a new key, in one transaction.`;
+        if (r.newKeyIn === 'keyFile') return print(`${counts}\nThe new key is in ${r.keyFile} (the old key is gone); keep a backup of that file.`);
+        print(
+          `${counts}\nSet SWITCHBOARD_SECRET_KEY to the value of SWITCHBOARD_NEW_SECRET_KEY before starting Switchboard again.` +
+            (r.staleKeyFile ? `\nThe key file ${r.staleKeyFile} holds the old key and is no longer used: delete it once SWITCHBOARD_SECRET_KEY is set.` : ''),
+        );
+      });
+    });
+  return program;
+}
+
+function accountsCommand(accounts: Command): void {
+  withCommon(accounts.command('add'))
+    .description('Connect an account: pipe a token or API key on stdin, or sign in with --device or --browser. The provider is asked who it belongs to first; nothing is stored if it refuses.')
+    .argument('<provider>', PROVIDERS.join(' | '))
+    .option('--label <label>', 'a name for the account (default: its identity)')
+    .option('--token-stdin', 'read an access token from standard input (outlook, github, vercel)')
+    .option('--api-key-stdin', 'read an API key from standard input (sales)')
+    .option('--device', 'sign in with a code on any device (outlook, github)')
+    .option('--browser', 'sign in in a browser on this machine (outlook, github, vercel)')
+    .option('--team <id-or-slug>', 'vercel: the team whose resources the calls use')
+    .option('--groups <list>', 'outlook: permission groups, e.g. mail,calendar')
+    .addOption(new Option('--dialect <dialect>', 'sales: the API dialect').choices(['spec', 'v2']))
+    .addHelpText('after', examples('printf %s "$GITHUB_TOKEN" | switchboard accounts add github --token-stdin', 'switchboard accounts add outlook --device --groups mail,calendar --label work', 'printf %s "$SALES_KEY" | switchboard accounts add sales --api-key-stdin', 'switchboard accounts add github --sandbox --token-stdin < token.txt'))
+    .action(async (providerName: string, opts) => {
+      const provider = checkProvider(providerName);
+      await withConfig(opts, (config) => addAccountCommand(config, provider, opts));
+    });
+
+  withCommon(accounts.command('list'))
+    .description('List connected accounts (never their secrets).')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('switchboard accounts list', 'switchboard accounts list --sandbox --json'))
+    .action(async (opts) => {
+      const { formatAccounts, listAccounts } = await import('./accounts/commands.js');
+      await withConfig(opts, async (config) => {
+        const list = await listAccounts(config);
+        print(opts.json ? JSON.stringify(list, null, 2) : formatAccounts(list));
+      });
+    });
+
+  withCommon(accounts.command('remove'))
+    .description('Remove an account by id or label; name the provider when a label is used at several.')
+    .usage('[options] [provider] <id|label>')
+    .argument('<id-label-or-provider>')
+    .argument('[id-or-label]')
+    .addHelpText('after', examples('switchboard accounts remove work', 'switchboard accounts remove github sandbox', 'switchboard accounts remove acc_0123456789abcdef'))
+    .action(async (first: string, second: string | undefined, opts) => {
+      const provider = second === undefined ? undefined : checkProvider(first);
+      const { removeAccount } = await import('./accounts/commands.js');
+      await withConfig(opts, async (config) => {
+        const removed = await removeAccount(config, second ?? first, provider);
+        print(`Removed ${removed.provider} account "${removed.label}" (${removed.id}).`);
+      });
+    });
+}
+
+async function addAccountCommand(config: Config, provider: Provider, opts: Record<string, any>): Promise<void> {
+  const groups = opts.groups?.split(',').map((g: string) => g.trim()).filter(Boolean);
+  if (opts.device || opts.browser) {
+    if (opts.device && opts.browser) throw new InputError('Choose one way to sign in: --device or --browser.');
+    if (opts.tokenStdin || opts.apiKeyStdin) throw new InputError('--device and --browser sign in; they do not read a token from standard input.');
+    const { signInFromCli } = await import('./accounts/cli-sign-in.js');
     const stop = new AbortController();
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-    await tailEvents(config, {
-      triggerId: values.trigger,
-      json: values.json ?? false,
-      exec: values.exec,
-      consumer: values.consumer,
-      write: (line) => process.stdout.write(line + '\n'),
-      warn: (line) => process.stderr.write(line + '\n'),
-      signal: stop.signal,
-    });
-    return 0;
+    const account = await signInFromCli(config, provider, { mode: opts.device ? 'device' : 'browser', label: opts.label, groups, say, signal: stop.signal });
+    const granted = account.groups.length ? ` with ${account.groups.join(', ')}` : '';
+    return print(`Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''} as ${account.id}${granted}${account.isDefault ? ', the default' : ''}.`);
   }
-  throw new InputError(`Unknown command "${[command, sub].filter(Boolean).join(' ')}". Run switchboard --help.`);
-}
-
-async function signInCommand(config: Config, provider: Provider, values: Record<string, any>): Promise<number> {
-  if (values.device && values.browser) throw new InputError('Choose one way to sign in: --device or --browser.');
-  if (values['token-stdin'] || values['api-key-stdin']) throw new InputError('--device and --browser sign in; they do not read a token from standard input.');
-  const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-  const account = await signInFromCli(config, provider, {
-    mode: values.device ? 'device' : 'browser',
-    label: values.label,
-    groups: values.groups?.split(',').map((g: string) => g.trim()).filter(Boolean),
-    say: (line) => process.stderr.write(line + '\n'),
-    signal: stop.signal,
+  const wantsKey = provider === 'sales';
+  if (wantsKey ? !opts.apiKeyStdin : !opts.tokenStdin) {
+    throw new InputError(
+      `Pipe the ${wantsKey ? 'API key' : 'token'} on standard input: printf %s "$SECRET" | switchboard accounts add ${provider} ${wantsKey ? '--api-key-stdin' : '--token-stdin'}` +
+        (wantsKey ? '' : `, or sign in: switchboard accounts add ${provider} ${provider === 'vercel' ? '--browser' : '--device'}`),
+    );
+  }
+  if (wantsKey ? opts.tokenStdin : opts.apiKeyStdin) throw new InputError(`${provider} takes ${wantsKey ? '--api-key-stdin' : '--token-stdin'}, not ${wantsKey ? '--token-stdin' : '--api-key-stdin'}.`);
+  const secretText = (await readStdin()).trim();
+  if (!secretText) throw new InputError(`Standard input was empty: pipe the ${wantsKey ? 'API key' : 'token'} into the command.`);
+  if (/\s/.test(secretText)) throw new InputError('The secret on standard input contains white space; pipe exactly one token or key.');
+  const { addAccount } = await import('./accounts/commands.js');
+  const account = await addAccount(config, {
+    provider,
+    label: opts.label,
+    teamId: opts.team,
+    groups,
+    dialect: opts.dialect,
+    secret: wantsKey ? { kind: 'api_key', apiKey: secretText } : { kind: 'token', token: secretText },
   });
-  const groups = account.groups.length ? ` with ${account.groups.join(', ')}` : '';
-  return print(`Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''} as ${account.id}${groups}${account.isDefault ? ', the default' : ''}.`);
+  print(`Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''} as ${account.id}${account.isDefault ? ', the default' : ''}.`);
 }
 
-async function triggersCommand(config: Config, sub: string | undefined, arg: string | undefined, values: Record<string, any>): Promise<number> {
-  if (sub === 'list') {
-    const { triggers } = (await runTriggerTool(config, 'list', {})) as { triggers: Array<Record<string, unknown>> };
-    return print(values.json ? JSON.stringify(triggers, null, 2) : formatTriggers(triggers));
-  }
-  if (sub === 'remove') {
-    if (!arg) throw new InputError('Name the trigger to remove: switchboard triggers remove <id>.');
-    await runTriggerTool(config, 'delete', { id: arg });
-    return print(`Removed trigger ${arg}; it delivers no more events.`);
-  }
-  if (sub === 'secret') {
-    if (!arg || !values['secret-stdin']) throw new InputError('Pipe the secret in: printf %s "$SECRET" | switchboard triggers secret <id> --secret-stdin');
-    const secret = (await readStdin()).trim();
-    if (secret.length < 8) throw new InputError('The secret on standard input is empty or shorter than 8 characters.');
-    await setWebhookSecret(config, arg, secret);
-    return print(`Stored the webhook secret of trigger ${arg}; its deliveries are now verified with it.`);
-  }
-  if (sub === 'add') {
-    if (!arg) throw new InputError('Name the trigger kind: switchboard triggers add outlook.new_email.');
-    let extra: Record<string, unknown> = {};
-    if (values.config) {
-      try {
-        extra = JSON.parse(values.config);
-      } catch {
-        throw new InputError('--config must be a JSON object, e.g. \'{"folder":"inbox"}\'.');
+function triggersCommand(triggers: Command): void {
+  withCommon(triggers.command('kinds'))
+    .description('Every trigger kind with its config fields, and the filter syntax.')
+    .argument('[provider]', 'only this provider\'s kinds: outlook, github or vercel')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('switchboard triggers kinds', 'switchboard triggers kinds vercel --json'))
+    .action(async (provider: string | undefined, opts) => {
+      const { describeKinds, formatKinds } = await import('./triggers/kinds-help.js');
+      const kinds = describeKinds(provider === undefined ? undefined : checkProvider(provider));
+      if (kinds.length === 0) throw new InputError(`${provider} has no trigger kinds; outlook, github and vercel do.`, 'provider');
+      print(opts.json ? JSON.stringify(kinds, null, 2) : formatKinds(kinds));
+    });
+
+  withCommon(triggers.command('list'))
+    .description('Triggers with their counters (fired, skipped, errors) and last event time.')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('switchboard triggers list', 'switchboard triggers list --json'))
+    .action(async (opts) => {
+      const { formatTriggers, runTriggerTool } = await import('./triggers/commands.js');
+      await withConfig(opts, async (config) => {
+        const { triggers: list } = (await runTriggerTool(config, 'list', {})) as { triggers: Array<Record<string, unknown>> };
+        print(opts.json ? JSON.stringify(list, null, 2) : formatTriggers(list));
+      });
+    });
+
+  withCommon(triggers.command('add'))
+    .description('Start a trigger; its events land in the event log (switchboard events tail prints them).')
+    .argument('<kind>', 'e.g. outlook.new_email, github.new_issue, vercel.deployment_failed (switchboard triggers kinds lists them)')
+    .option('--account <id-or-label>', 'the account to watch (default: the provider\'s default account)')
+    .option('--filter <filter>', 'outlook.new_email: e.g. \'from:*@acme.com AND subject:"invoice"\'')
+    .option('--folder <folder>', 'outlook.new_email: folder id or well-known name (default inbox)')
+    .option('--interval <seconds>', 'polled kinds: seconds between polls (at least 10; default 60)')
+    .option('--forward-url <url>', 'also POST each event, signed, to this URL')
+    .option('--config <json>', 'the kind\'s config as a JSON object, e.g. \'{"repo":"owner/name"}\'')
+    .option('--json', 'print the created trigger as JSON')
+    .addHelpText('after', examples("switchboard triggers add outlook.new_email --filter 'from:*@acme.com AND subject:\"invoice\"'", 'switchboard triggers add github.new_issue --config \'{"repo":"octo/hello"}\'', 'switchboard triggers add outlook.new_email --sandbox --interval 10'))
+    .action(async (kind: string, opts) => {
+      let extra: Record<string, unknown> = {};
+      if (opts.config !== undefined) {
+        try {
+          extra = JSON.parse(opts.config);
+        } catch {
+          throw new InputError('--config must be a JSON object, e.g. \'{"folder":"inbox"}\'.', 'config');
+        }
+        if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new InputError('--config must be a JSON object, e.g. \'{"folder":"inbox"}\'.', 'config');
       }
-    }
-    const interval = values.interval === undefined ? undefined : Number(values.interval);
-    const cfg = { ...extra, ...(values.filter ? { filter: values.filter } : {}), ...(values.folder ? { folder: values.folder } : {}), ...(interval !== undefined ? { poll_interval_seconds: interval } : {}) };
-    const result = (await runTriggerTool(config, 'create', {
-      kind: arg,
-      ...(values.account ? { account: values.account } : {}),
-      config: cfg,
-      ...(values['forward-url'] ? { forward_url: values['forward-url'] } : {}),
-    })) as { trigger: { id: string }; next: string; forward_secret?: string };
-    if (values.json) return print(JSON.stringify(result, null, 2));
-    return print(`Created trigger ${result.trigger.id}. ${result.next}${result.forward_secret ? `\nForward signing secret (shown once): ${result.forward_secret}` : ''}`);
-  }
-  throw new InputError(`Unknown triggers command "${sub ?? ''}": use add, list, remove or secret.`);
+      const interval = opts.interval === undefined ? undefined : Number(opts.interval);
+      if (interval !== undefined && !Number.isInteger(interval)) throw new InputError(`--interval must be a whole number of seconds, not "${opts.interval}".`, 'interval');
+      const cfg = { ...extra, ...(opts.filter ? { filter: opts.filter } : {}), ...(opts.folder ? { folder: opts.folder } : {}), ...(interval !== undefined ? { poll_interval_seconds: interval } : {}) };
+      const { runTriggerTool } = await import('./triggers/commands.js');
+      await withConfig(opts, async (config) => {
+        const result = (await runTriggerTool(config, 'create', {
+          kind,
+          ...(opts.account ? { account: opts.account } : {}),
+          config: cfg,
+          ...(opts.forwardUrl ? { forward_url: opts.forwardUrl } : {}),
+        })) as { trigger: { id: string }; next: string; forward_secret?: string };
+        if (opts.json) return print(JSON.stringify(result, null, 2));
+        print(`Created trigger ${result.trigger.id}. ${result.next}${result.forward_secret ? `\nForward signing secret (shown once): ${result.forward_secret}` : ''}`);
+      });
+    });
+
+  withCommon(triggers.command('remove'))
+    .description('Stop and delete a trigger (and its provider webhook when nothing else uses it).')
+    .argument('<id>', 'the trigger id (switchboard triggers list shows them)')
+    .addHelpText('after', examples('switchboard triggers remove trg_0123456789abcdef'))
+    .action(async (id: string, opts) => {
+      const { runTriggerTool } = await import('./triggers/commands.js');
+      await withConfig(opts, async (config) => {
+        await runTriggerTool(config, 'delete', { id });
+        print(`Removed trigger ${id}; it delivers no more events.`);
+      });
+    });
+
+  withCommon(triggers.command('secret'))
+    .description('Store the signing secret of a webhook you set up at the provider yourself.')
+    .argument('<id>', 'the trigger id')
+    .requiredOption('--secret-stdin', 'read the secret from standard input')
+    .addHelpText('after', examples('printf %s "$SECRET" | switchboard triggers secret trg_0123456789abcdef --secret-stdin'))
+    .action(async (id: string, opts) => {
+      const secret = (await readStdin()).trim();
+      if (secret.length < 8) throw new InputError('The secret on standard input is empty or shorter than 8 characters.');
+      const { setWebhookSecret } = await import('./triggers/commands.js');
+      await withConfig(opts, async (config) => {
+        await setWebhookSecret(config, id, secret);
+        print(`Stored the webhook secret of trigger ${id}; its deliveries are now verified with it.`);
+      });
+    });
 }
 
-function print(text: string): number {
+function withCommon(command: Command): Command {
+  return command
+    .option('--data-dir <dir>', 'where the store lives (env SWITCHBOARD_DATA_DIR; default: the platform\'s data folder)')
+    .option('--sandbox', 'use the local stand-in providers and the sandbox store (those of a running serve --sandbox when there is one)');
+}
+
+function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`;
+}
+
+/** Commander's camelCase options as the kebab-case flags loadConfig reads. */
+function configOf(opts: Record<string, unknown>): Config {
+  const flags: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(opts)) flags[key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)] = value;
+  if (typeof flags['data-dir'] === 'string') flags['data-dir'] = resolve(flags['data-dir']);
+  return loadConfig(process.env, flags as Flags);
+}
+
+/** Runs a command with its config; with --sandbox, against the sandbox's stand-ins and store. */
+async function withConfig(opts: Record<string, unknown>, run: (config: Config) => Promise<void>): Promise<void> {
+  const config = configOf(opts);
+  if (!config.sandbox) return run(config);
+  const { joinSandbox } = await import('./sandbox/runtime.js');
+  const session = await joinSandbox(config);
+  if (session.temporary) say('No serve --sandbox is running, so this command uses stand-ins of its own (sample data, gone when it ends).');
+  try {
+    await run(session.config);
+  } finally {
+    await session.close();
+  }
+}
+
+function checkProvider(value: string): Provider {
+  if ((PROVIDERS as readonly string[]).includes(value)) return value as Provider;
+  throw new InputError(`Unknown provider "${value}": choose ${PROVIDERS.join(', ')}.`, 'provider');
+}
+
+/** How a person runs this CLI again: `switchboard` when installed on PATH, else node and the script. */
+function cliInvocation(): string {
+  const script = process.argv[1] ?? 'dist/cli.js';
+  if (/(^|[/\\])switchboard$/.test(script)) return 'switchboard';
+  const local = relative(process.cwd(), script);
+  if (local === join('dist', 'cli.js')) return 'npx switchboard';
+  return `node ${local && !local.startsWith('..') ? local : script}`;
+}
+
+/** Errors name CLI commands here, not the MCP tools the same code serves. */
+const CLI_WORDS: Array<[RegExp, string]> = [
+  [/\baccounts_list( \{[^}]*\})?/g, 'switchboard accounts list'],
+  [/\btriggers_list( \{[^}]*\})?/g, 'switchboard triggers list'],
+  [/\btriggers_create\b/g, 'switchboard triggers add'],
+  [/\btriggers_delete\b/g, 'switchboard triggers remove'],
+  [/\bevents_next( \{[^}]*\})?/g, 'switchboard events tail'],
+];
+
+function cliWording(message: string): string {
+  return CLI_WORDS.reduce((text, [pattern, command]) => text.replace(pattern, command), message);
+}
+
+function print(text: string): void {
   process.stdout.write(text + '\n');
-  return 0;
+}
+
+function say(text: string): void {
+  process.stderr.write(text + '\n');
 }
 
 async function readStdin(): Promise<string> {
@@ -218,11 +349,35 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+function configure(command: Command, path: string): void {
+  command
+    .exitOverride()
+    .showHelpAfterError(`(run: ${path} --help)`)
+    .configureOutput({ outputError: (text, write) => write(`switchboard: ${text.replace(/^error: /, '')}`) });
+  for (const sub of command.commands) configure(sub, `${path} ${sub.name()}`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  configure(program, 'switchboard');
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+}
+
 main(process.argv.slice(2)).then(
   (code) => (process.exitCode = code),
   (error: unknown) => {
     const known = error instanceof InputError || error instanceof AccountError || error instanceof ProviderError;
-    process.stderr.write(`switchboard: ${known ? (error as Error).message : `unexpected failure: ${(error as Error)?.message ?? error}`}\n`);
+    say(`switchboard: ${known ? cliWording((error as Error).message) : `unexpected failure: ${(error as Error)?.message ?? error}`}`);
     process.exitCode = error instanceof InputError ? 2 : 1;
   },
 );

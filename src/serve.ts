@@ -15,7 +15,7 @@ import { Redactor } from './redact.js';
 import { ResultBudget } from './result-budget.js';
 import type { Sandbox } from './sandbox/index.js';
 import { openStore } from './store/index.js';
-import type { Provider, Store } from './store/types.js';
+import type { Provider } from './store/types.js';
 import type { Tool } from './tool.js';
 import { EventLog } from './triggers/event-log.js';
 import { TRIGGER_KINDS } from './triggers/kinds.js';
@@ -23,8 +23,9 @@ import { Runner } from './triggers/runner.js';
 import { triggerTools } from './triggers/tools.js';
 import { webhookRoutes } from './triggers/webhooks.js';
 import { webRoutes } from './web/index.js';
+import { VERSION } from './version.js';
 
-export const VERSION = '0.1.0';
+export { VERSION };
 
 export interface Running {
   close(): Promise<void>;
@@ -39,7 +40,10 @@ export function buildTools(options: { readOnly: boolean; toolsets?: Provider[] }
 }
 
 /** `switchboard serve`: store, tools and the chosen transport; in sandbox mode, local stand-in providers too. */
-export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream }): Promise<Running> {
+export async function serve(
+  config: Config,
+  io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; /** How to run this CLI again, for the sandbox banner. */ cli?: string },
+): Promise<Running> {
   const redactor = new Redactor();
   const logger = createLogger({ level: config.logLevel, redactor });
   let sandbox: Sandbox | undefined;
@@ -52,7 +56,7 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     baseUrls = sandbox.baseUrls;
   }
   const store = await openStore({ dataDir, secretKey: config.secretKey, redactor });
-  if (sandbox) await seedSandboxAccounts(store, sandbox);
+  if (sandbox) await (await import('./sandbox/runtime.js')).seedSandboxAccounts(store);
 
   const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 30_000 });
   // In sandbox mode the sandbox's authorization servers and client ids replace the configured ones.
@@ -141,34 +145,19 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });
     closers.push(() => runner!.stop());
     logger.info('listening', { mcp: `${http.url}/mcp`, health: `${http.url}/healthz` });
-    if (sandbox) printSandboxBanner(sandbox, `${http.url}/mcp`);
+    if (sandbox) closers.push(await announceSandbox(sandbox, dataDir, `${http.url}/mcp`, `${http.url}/`, io.cli));
   }
   await runner!.start();
-  if (sandbox && config.transport === 'stdio') printSandboxBanner(sandbox, 'stdio');
+  if (sandbox && config.transport === 'stdio') closers.push(await announceSandbox(sandbox, dataDir, 'stdio', listener ? `${listener.url}/` : undefined, io.cli));
   return { close, closed };
 }
 
-async function seedSandboxAccounts(store: Store, sandbox: Sandbox): Promise<void> {
-  const existing = await store.accounts.list();
-  for (const account of sandbox.accounts) {
-    if (!existing.some((a) => a.provider === account.provider)) await store.accounts.add(account);
-  }
-}
-
-function printSandboxBanner(sandbox: Sandbox, endpoint: string): void {
-  const lines = [
-    '',
-    'Switchboard sandbox: local stand-in providers, sample accounts, no network needed.',
-    `  MCP endpoint: ${endpoint}`,
-    ...Object.entries(sandbox.baseUrls).map(([p, url]) => `  ${p.padEnd(8)} sandbox at ${url}`),
-    '  Accounts: one sample account per provider (accounts_list shows them).',
-    `  Sign-in: sandbox authorization servers for outlook (${sandbox.oauthSettings.outlook.url}), github (${sandbox.oauthSettings.github.url}) ` +
-      `and vercel (${sandbox.oauthSettings.vercel.url}); device codes are approved at ${sandbox.servers.outlook.url}/devicelogin and ${sandbox.servers.github.url}/login/device.`,
-    `  New email for triggers: curl -X POST ${sandbox.servers.outlook.url}/_sandbox/outlook/deliver -H 'content-type: application/json' -d '{"subject":"Hello","from":{"address":"dana@acme.com"}}'`,
-    endpoint === 'stdio'
-      ? '  Try it: npx @modelcontextprotocol/inspector --cli node dist/cli.js serve --sandbox --method tools/list'
-      : `  Try it: npx @modelcontextprotocol/inspector --cli ${endpoint} --transport http --method tools/list`,
-    '',
-  ];
-  process.stderr.write(lines.join('\n') + '\n');
+/** Prints the sandbox banner and tells other commands run with --sandbox where the stand-ins are; returns what withdraws that. */
+async function announceSandbox(sandbox: Sandbox, dataDir: string, mcp: string, page: string | undefined, cli = 'switchboard'): Promise<() => Promise<void>> {
+  const { endpointsOf, publishSandbox } = await import('./sandbox/runtime.js');
+  const { sandboxBanner } = await import('./sandbox/banner.js');
+  const endpoints = endpointsOf(sandbox, mcp, page);
+  const withdraw = publishSandbox(dataDir, endpoints);
+  process.stderr.write(sandboxBanner(endpoints, cli) + '\n');
+  return async () => withdraw();
 }

@@ -44,6 +44,8 @@ export interface ToolDeps {
   tokens?: TokenProvider;
   /** Keeps each result within a token budget, cut with a cursor when larger; without it results go whole. */
   results?: ResultBudget;
+  /** `cli` when a person runs the tool from the command line: what happens next is then said as CLI commands. */
+  surface?: 'cli';
 }
 
 export interface CallContext {

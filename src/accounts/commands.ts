@@ -147,10 +147,10 @@ export async function listAccounts(config: Config): Promise<Account[]> {
   }
 }
 
-export async function removeAccount(config: Config, ref: string): Promise<Account> {
+export async function removeAccount(config: Config, ref: string, provider?: Provider): Promise<Account> {
   const store = await openStore({ dataDir: config.dataDir, secretKey: config.secretKey });
   try {
-    return await store.accounts.remove(ref);
+    return await store.accounts.remove(ref, provider);
   } finally {
     await store.close();
   }

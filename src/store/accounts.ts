@@ -149,9 +149,9 @@ export class SqliteAccountStore implements AccountStore {
     return toAccount(insert.immediate());
   }
 
-  async remove(ref: string): Promise<Account> {
+  async remove(ref: string, provider?: Provider): Promise<Account> {
     const removeTx = this.db.transaction((): AccountRow => {
-      const row = this.requireRow(ref);
+      const row = this.requireRow(ref, provider);
       this.db.prepare('DELETE FROM accounts WHERE id = ?').run(row.id);
       if (row.is_default) {
         this.db
@@ -255,8 +255,8 @@ export class SqliteAccountStore implements AccountStore {
     return matches[0];
   }
 
-  private requireRow(ref: string): AccountRow {
-    const row = this.findRow(ref);
+  private requireRow(ref: string, provider?: Provider): AccountRow {
+    const row = this.findRow(ref, provider);
     if (row) return row;
     const all = this.db.prepare(`SELECT * FROM accounts ${ORDER}`).all() as AccountRow[];
     const known = all.length

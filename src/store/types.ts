@@ -51,7 +51,8 @@ export interface AccountStore {
   resolve(provider: Provider, ref?: string): Promise<{ account: Account; secret: AccountSecret }>;
   /** Adds an account; the label defaults to the identity; the first account of a provider becomes its default. */
   add(input: NewAccount): Promise<Account>;
-  remove(ref: string): Promise<Account>;
+  /** By id or label; a label shared by several providers needs `provider`. */
+  remove(ref: string, provider?: Provider): Promise<Account>;
   rename(ref: string, label: string): Promise<Account>;
   setDefault(ref: string): Promise<Account>;
   /** Signs an existing account in again (new secret, identity, groups, scopes, meta merged), making it active; keeps id, label and triggers. */

@@ -107,8 +107,12 @@ export const triggersCreate = defineTool({
     const what = setup
       ? setup.next
       : `Watching ${String(config.folder ?? 'inbox')} of ${account.label} every ${Math.round(kind.poll!.intervalMs(config) / 1000)} s: each new matching email is an event within one poll interval.`;
+    const readEvents =
+      ctx.deps.surface === 'cli'
+        ? `Watch its events with: switchboard events tail --trigger ${trigger.id}`
+        : `Read events with events_next {"triggers":["${trigger.id}"]} or subscribe to switchboard://triggers/${trigger.id}/events.`;
     const next =
-      `${what} Read events with events_next {"triggers":["${trigger.id}"]} or subscribe to switchboard://triggers/${trigger.id}/events.` +
+      `${what} ${readEvents}` +
       (forwardUrl ? ` Each event is also POSTed to ${forwardUrl}; verify X-Switchboard-Signature-256 with forward_secret.` : '');
     return { trigger: await describeTrigger(ctx.deps.store, trigger), next, ...(forwardSecret ? { forward_secret: forwardSecret } : {}) };
   },

@@ -86,7 +86,7 @@ describe('accounts through the CLI', () => {
   it('never takes a secret from the arguments', async () => {
     const r = await runCli(['accounts', 'add', 'github', '--token', 'ghp_x'], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Unknown option '--token'/);
+    expect(r.stderr).toMatch(/unknown option '--token'/);
     const r2 = await runCli(['accounts', 'add', 'github'], { env });
     expect(r2.code).toBe(2);
     expect(r2.stderr).toMatch(/--token-stdin/);
