@@ -144,8 +144,8 @@ export async function serve(
     closers.push(() => http.close());
     runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });
     closers.push(() => runner!.stop());
-    logger.info('listening', { mcp: `${http.url}/mcp`, health: `${http.url}/healthz` });
     if (sandbox) closers.push(await announceSandbox(sandbox, dataDir, `${http.url}/mcp`, `${http.url}/`, io.cli));
+    logger.info('listening', { mcp: `${http.url}/mcp`, health: `${http.url}/healthz` });
   }
   await runner!.start();
   if (sandbox && config.transport === 'stdio') closers.push(await announceSandbox(sandbox, dataDir, 'stdio', listener ? `${listener.url}/` : undefined, io.cli));
