@@ -73,6 +73,16 @@ describe('sales lookups cached in the store', () => {
     expect(paid()).toBe(2);
   });
 
+  it('writes nothing when SWITCHBOARD_SALES_CACHE_DAYS is 0', async () => {
+    h.deps.salesCacheDays = 0;
+    try {
+      await h.ok('sales_find_contact', { email: 'jordan.lee@fabrikam.example' });
+      expect(rowCount(store())).toBe(0);
+    } finally {
+      delete h.deps.salesCacheDays;
+    }
+  });
+
   it('the same person looked up by two accounts gives unrelated rows', async () => {
     const other = await h.store.accounts.add({ provider: 'sales', label: 'second', secret: apiKey });
     try {
