@@ -45,13 +45,22 @@ function prune(node: JsonSchema): JsonSchema {
 
 function outline(record: JsonSchema): string {
   const required = new Set((record.required as string[] | undefined) ?? []);
-  const fields = Object.entries((record.properties ?? {}) as Record<string, JsonSchema>).map(([name, field]) => {
-    const nullable = Array.isArray(field.type) && field.type.includes('null');
+  const fields = Object.entries((record.properties ?? {}) as Record<string, JsonSchema>).map(([name, given]) => {
+    const field = nonNull(given);
+    const nullable = field !== given || (Array.isArray(field.type) && field.type.includes('null'));
     const label = name + (required.has(name) && !nullable ? '' : '?');
     const shape = shapeOf(field);
     return label + (shape ? `: ${shape}` : '') + (field.description ? ` (${field.description})` : '');
   });
   return `{${fields.join(', ')}}`;
+}
+
+/** A nullable object or list comes as anyOf [it, null]: the field is then shown as optional, with its shape. */
+function nonNull(field: JsonSchema): JsonSchema {
+  const options = field.anyOf as JsonSchema[] | undefined;
+  if (options?.length !== 2) return field;
+  const rest = options.filter((o) => o.type !== 'null');
+  return rest.length === 1 ? { ...rest[0], ...(field.description ? { description: field.description } : {}) } : field;
 }
 
 /** Only what a name does not tell: nested records, lists and enums; a plain value shows nothing. */

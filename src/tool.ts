@@ -147,8 +147,16 @@ export interface ConnectorSpec {
   conditionalGets?: boolean;
   /** Fields every result of this connector's tools carries (GitHub: the remaining quota), with their schema. */
   resultExtras?: { shape: z.ZodRawShape; from(api: Api): Record<string, unknown> };
-  /** Who the credential belongs to, looked up when an account is added. */
-  identify(api: Api): Promise<{ identity: string | null; scopes?: string[]; meta?: Record<string, string> }>;
+  /**
+   * Who the credential belongs to, looked up when an account is added; `wanted` is what the person asked
+   * for besides (a Vercel team), checked here so that nothing unusable is stored.
+   */
+  identify(api: Api, wanted: IdentifyRequest): Promise<{ identity: string | null; scopes?: string[]; meta?: Record<string, string> }>;
+}
+
+export interface IdentifyRequest {
+  /** A Vercel team id or slug. */
+  team?: string;
 }
 
 export interface Connector extends ConnectorSpec {

@@ -2,6 +2,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { Config } from '../config.js';
 import { CONNECTORS } from '../connectors/index.js';
 import { DEFAULT_OUTLOOK_GROUPS, isOutlookGroup, OUTLOOK_GROUPS } from '../connectors/outlook/common.js';
+import { accountTeam } from '../connectors/vercel/teams.js';
 import { InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
 import { openStore } from '../store/index.js';
@@ -44,6 +45,7 @@ export interface ConnectInput {
   provider: Provider;
   secret: AccountSecret;
   label?: string;
+  /** A Vercel team id or slug; checked with Vercel, and stored as meta teamId, teamSlug and teamName. */
   teamId?: string;
   groups?: string[];
   dialect?: string;
@@ -60,6 +62,7 @@ export interface ConnectInput {
 /** Asks the provider who the credential belongs to, then adds the account (or reconnects it). Nothing is stored when that fails. */
 export async function connectAccount(deps: ConnectDeps, input: ConnectInput): Promise<Account> {
   const explicitGroups = input.groups?.length ? accountGroups(input.provider, input.groups) : undefined;
+  const team = vercelTeam(input.provider, input.teamId);
   deps.redactor?.add(input.secret.token);
   deps.redactor?.add(input.secret.apiKey);
   deps.redactor?.add(input.secret.refreshToken);
@@ -73,12 +76,12 @@ export async function connectAccount(deps: ConnectDeps, input: ConnectInput): Pr
     status: 'active',
     groups: [],
     scopes: [],
-    meta: { ...(input.teamId ? { teamId: input.teamId } : {}), ...salesDialect(input.provider, input.dialect), ...input.meta },
+    meta: { ...salesDialect(input.provider, input.dialect), ...input.meta },
     createdAt: new Date().toISOString(),
     lastUsedAt: null,
   };
   const api = connector.api(draft, input.secret, { baseUrls: deps.baseUrls, dispatcher: deps.dispatcher });
-  const found = await connector.identify(api);
+  const found = await connector.identify(api, { team });
   const scopes = found.scopes?.length ? found.scopes : input.scopes;
   const meta = { ...draft.meta, ...found.meta };
   if (input.reconnect) {
@@ -114,6 +117,14 @@ async function findToReconnect(store: Store, provider: Provider, label: string |
     return byLabel;
   }
   return (await store.accounts.list({ provider })).find(same);
+}
+
+/** Only Vercel accounts work for a team; an empty value means none. */
+function vercelTeam(provider: Provider, teamId: string | undefined): string | undefined {
+  const team = teamId?.trim();
+  if (!team) return undefined;
+  if (provider !== 'vercel') throw new InputError('--team applies to Vercel accounts only.', 'team');
+  return team;
 }
 
 /** Sales accounts speak the specification's API or Lusha's current v2 API. */
@@ -158,8 +169,12 @@ export async function removeAccount(config: Config, ref: string, provider?: Prov
 
 export function formatAccounts(accounts: Account[]): string {
   if (accounts.length === 0) return 'No accounts connected. Add one with: switchboard accounts add <outlook|sales|github|vercel> --token-stdin';
-  const rows = accounts.map((a) => [a.provider, a.label + (a.isDefault ? ' (default)' : ''), a.identity ?? '-', a.status, a.id]);
-  const header = ['PROVIDER', 'LABEL', 'IDENTITY', 'STATUS', 'ID'];
+  const team = (a: Account) => {
+    const t = accountTeam(a);
+    return t ? (t.slug ?? t.id) : '-';
+  };
+  const rows = accounts.map((a) => [a.provider, a.label + (a.isDefault ? ' (default)' : ''), a.identity ?? '-', team(a), a.status, a.id]);
+  const header = ['PROVIDER', 'LABEL', 'IDENTITY', 'TEAM', 'STATUS', 'ID'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [header, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }

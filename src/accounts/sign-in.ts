@@ -97,7 +97,8 @@ export async function storeSignIn(
   tokens: GrantedTokens,
   o: { signIn: 'device' | 'browser'; groups?: string[]; label?: string; requested: string[]; now: number; tenant?: string },
 ): Promise<Account> {
-  const teamId = typeof tokens.extra.team_id === 'string' ? tokens.extra.team_id : undefined;
+  // A Vercel integration installed for a team names it; connectAccount checks it like --team.
+  const teamId = provider === 'vercel' && typeof tokens.extra.team_id === 'string' ? tokens.extra.team_id : undefined;
   return connectAccount(deps, {
     provider,
     secret: secretFromTokens(tokens, o.now),

@@ -1,4 +1,5 @@
 import * as z from 'zod/v4';
+import { accountTeam } from '../connectors/vercel/teams.js';
 import { PROVIDERS } from '../store/types.js';
 import { defineTool } from '../tool.js';
 
@@ -10,6 +11,7 @@ export const accountShape = z.object({
   is_default: z.boolean(),
   status: z.enum(['active', 'needs_reconnect']),
   groups: z.array(z.string()),
+  team: z.object({ id: z.string(), slug: z.string().nullable(), name: z.string().nullable() }).nullable(),
   last_used_at: z.string().nullable(),
 });
 
@@ -38,6 +40,7 @@ export const accountsList = defineTool({
         is_default: a.isDefault,
         status: a.status,
         groups: a.groups,
+        team: accountTeam(a),
         last_used_at: a.lastUsedAt,
       })),
     };

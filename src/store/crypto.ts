@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -90,6 +90,11 @@ function createKeyFile(keyFile: string): Buffer {
   } finally {
     unlinkSync(draft);
   }
+}
+
+/** A key for one other purpose (e.g. keyed hashes), derived from the store key with HKDF-SHA256. */
+export function deriveKey(key: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `switchboard/${purpose}`, KEY_BYTES));
 }
 
 /** AES-256-GCM; `aad` binds the ciphertext to its owner (an account id) so it cannot be moved to another row. */

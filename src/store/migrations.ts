@@ -137,6 +137,27 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    up(db) {
+      // The cache held names, emails and phones in plain text: drop those rows with their table, zeroing the freed
+      // pages so they do not linger in the file, and keep results encrypted and identifiers hashed from now on.
+      const secureDelete = db.pragma('secure_delete', { simple: true }) as number;
+      db.pragma('secure_delete = ON');
+      db.exec(`
+        DROP TABLE sales_cache;
+        CREATE TABLE sales_cache (
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          kind TEXT NOT NULL,
+          key_hash TEXT NOT NULL,
+          result_enc TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          PRIMARY KEY (account_id, kind, key_hash)
+        );
+      `);
+      db.pragma(`secure_delete = ${secureDelete}`);
+    },
+  },
 ];
 
 export interface MigrationResult {

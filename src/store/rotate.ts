@@ -21,6 +21,8 @@ export interface RotateResult {
   accounts: number;
   triggers: number;
   hooks: number;
+  /** Cached sales lookups dropped (their lookup keys are hashed with the old key and cannot be re-keyed). */
+  salesCache: number;
   /** Where the new key is: the key file, or SWITCHBOARD_NEW_SECRET_KEY (then SWITCHBOARD_SECRET_KEY must be set to it). */
   newKeyIn: 'keyFile' | 'newSecretKey';
   keyFile: string;
@@ -35,7 +37,10 @@ interface SecretRow {
 
 /**
  * `switchboard secrets rotate`: re-encrypts every secret (accounts, triggers, hooks and the key check)
- * under a new key in one transaction. The current key is proven first (a wrong or missing one changes
+ * under a new key in one transaction, and drops the sales lookup cache in it: its rows are found by an
+ * HMAC of the identifier under the old key, which cannot be recomputed without keeping the identifiers,
+ * and a rotation (often after a suspected leak) is a good moment to shed personal data; the cost is that
+ * the next lookups are paid again. The current key is proven first (a wrong or missing one changes
  * nothing). A new key file is written aside as secret.key.next before the commit and renamed over
  * secret.key after it, so at every moment one of the two files opens the store (openStore finishes
  * or discards an interrupted swap).
@@ -94,15 +99,18 @@ export async function rotateSecrets(o: RotateOptions): Promise<RotateResult> {
       }
       return rows.length;
     };
-    let counts: Pick<RotateResult, 'accounts' | 'triggers' | 'hooks'>;
+    let counts: Pick<RotateResult, 'accounts' | 'triggers' | 'hooks' | 'salesCache'>;
+    // Old ciphertext and dropped rows are overwritten with zeros rather than left in free pages.
+    db.pragma('secure_delete = ON');
     try {
       counts = db
         .transaction(() => {
           const accounts = reencrypt('accounts', 'account');
           const triggers = reencrypt('triggers', 'trigger');
           const hooks = reencrypt('hooks', 'webhook');
+          const salesCache = db.prepare('DELETE FROM sales_cache').run().changes;
           db.prepare("UPDATE meta SET value = ? WHERE key = 'key_check'").run(encryptSecret(newKey, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD));
-          return { accounts, triggers, hooks };
+          return { accounts, triggers, hooks, salesCache };
         })
         .immediate();
     } catch (error) {

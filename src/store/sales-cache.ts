@@ -1,4 +1,6 @@
+import { createHmac } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { decryptSecret, deriveKey, encryptSecret } from './crypto.js';
 import type { Store } from './types.js';
 
 /** Successful sales lookups, per account, kind ('person' | 'company') and normalised identifier. */
@@ -10,49 +12,69 @@ export interface SalesCacheStore {
   purge(accountId: string, before: string): Promise<number>;
 }
 
-const sqlite = new WeakMap<Database.Database, SalesCacheStore>();
 const memory = new WeakMap<Store, SalesCacheStore>();
 
 /**
- * The cache of a store: in SQLite (table sales_cache) when the store has a database, so it
- * survives restarts; in memory otherwise (a store that is not SQLite).
+ * The cache of a store: the SQLite store's own (table sales_cache, encrypted, so it survives restarts),
+ * in memory otherwise (a store that is not SQLite).
  */
 export function salesCacheStore(store: Store): SalesCacheStore {
-  const db = (store as Store & { db?: Database.Database }).db;
-  if (db) {
-    let cache = sqlite.get(db);
-    if (!cache) sqlite.set(db, (cache = sqliteCache(db)));
-    return cache;
-  }
+  const own = (store as Store & { salesCache?: SalesCacheStore }).salesCache;
+  if (own) return own;
   let cache = memory.get(store);
   if (!cache) memory.set(store, (cache = memoryCache()));
   return cache;
 }
 
-function sqliteCache(db: Database.Database): SalesCacheStore {
-  const select = db.prepare('SELECT result_json FROM sales_cache WHERE account_id = ? AND kind = ? AND key = ? AND created_at >= ?');
+/**
+ * Names, emails and phone numbers are personal data: each result is encrypted with the store key
+ * (AES-256-GCM, bound to its row), and the identifier looked up is kept only as an HMAC under a key
+ * derived from the store key, so the file shows neither who was looked up nor what came back.
+ * `guard` throws once `secrets rotate` has changed the key under this process.
+ */
+export function sqliteSalesCache(db: Database.Database, key: Buffer, guard: () => void): SalesCacheStore {
+  const hashKey = deriveKey(key, 'sales-cache/lookup-key');
+  const hash = (accountId: string, kind: string, lookup: string) => createHmac('sha256', hashKey).update(JSON.stringify([accountId, kind, lookup])).digest('base64url');
+  const aad = (accountId: string, kind: string, keyHash: string) => `sales_cache:${accountId}:${kind}:${keyHash}`;
+  const select = db.prepare('SELECT result_enc FROM sales_cache WHERE account_id = ? AND kind = ? AND key_hash = ? AND created_at >= ?');
   const upsert = db.prepare(
-    `INSERT INTO sales_cache (account_id, kind, key, result_json, created_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (account_id, kind, key) DO UPDATE SET result_json = excluded.result_json, created_at = excluded.created_at`,
+    `INSERT INTO sales_cache (account_id, kind, key_hash, result_enc, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (account_id, kind, key_hash) DO UPDATE SET result_enc = excluded.result_enc, created_at = excluded.created_at`,
   );
   const remove = db.prepare('DELETE FROM sales_cache WHERE account_id = ? AND created_at < ?');
   const getAll = db.transaction((accountId: string, kind: string, keys: string[], since: string) => {
     const found = new Map<string, string>();
-    for (const key of keys) {
-      const row = select.get(accountId, kind, key, since) as { result_json: string } | undefined;
-      if (row) found.set(key, row.result_json);
+    for (const lookup of keys) {
+      const keyHash = hash(accountId, kind, lookup);
+      const row = select.get(accountId, kind, keyHash, since) as { result_enc: string } | undefined;
+      if (!row) continue;
+      try {
+        found.set(lookup, decryptSecret(key, row.result_enc, aad(accountId, kind, keyHash)));
+      } catch {
+        // An entry that does not decrypt is a miss; the paid lookup that follows overwrites it.
+      }
     }
     return found;
   });
   const putAll = db.transaction((accountId: string, kind: string, entries: Array<[string, string]>, at: string) => {
-    for (const [key, json] of entries) upsert.run(accountId, kind, key, json, at);
+    for (const [lookup, json] of entries) {
+      const keyHash = hash(accountId, kind, lookup);
+      upsert.run(accountId, kind, keyHash, encryptSecret(key, json, aad(accountId, kind, keyHash)), at);
+    }
   });
   return {
     async get(accountId, kind, keys, since) {
       return keys.length ? getAll(accountId, kind, keys, since) : new Map();
     },
     async put(accountId, kind, entries, at) {
-      if (entries.length) putAll(accountId, kind, entries, at);
+      if (!entries.length) return;
+      try {
+        guard();
+      } catch {
+        // After `secrets rotate` nothing may be written under the retired key; the answer already paid for still stands.
+        return;
+      }
+      putAll(accountId, kind, entries, at);
     },
     async purge(accountId, before) {
       return remove.run(accountId, before).changes;

@@ -112,8 +112,19 @@ describe('teams', () => {
     const res = await api('GET', '/v9/projects?teamId=team_other');
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
-    expect((await api('GET', '/v2/teams/team_other')).status).toBe(403);
-    expect((await api('GET', '/v2/teams/team_nope')).status).toBe(404);
+    const other = await api('GET', '/v2/teams/team_other');
+    expect(other.status).toBe(403);
+    expect(other.body).toEqual({ error: { code: 'forbidden', message: 'Not authorized' } });
+    expect((await api('GET', '/v2/teams/someone-else')).status).toBe(403);
+    const none = await api('GET', '/v2/teams/team_nope');
+    expect(none.status).toBe(404);
+    expect(none.body).toEqual({ error: { code: 'not_found', message: 'Team not found' } });
+  });
+
+  it('GET /v2/teams/:idOrSlug finds a team by its slug too', async () => {
+    const res = await api('GET', '/v2/teams/sbx-team');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: 'team_sbx', slug: 'sbx-team', name: 'Sandbox Team', membership: { role: 'OWNER', teamId: 'team_sbx' } });
   });
 
   it('serves members on /v3 too', async () => {

@@ -39,6 +39,8 @@ export async function lookupCache<K extends Kind>(ctx: Pick<AccountContext, 'dep
       return found;
     },
     async put(entries) {
+      // Zero days turns the cache off: nothing personal is written, not even for a moment.
+      if (days === 0) return;
       await store.put(accountId, kind, entries.map(([key, record]) => [key, JSON.stringify(record)]), new Date().toISOString());
     },
   };

@@ -1,5 +1,6 @@
 import { defineConnector } from '../../tool.js';
 import { rateLimitExtras } from '../rate-limit.js';
+import { checkTeam } from './teams.js';
 
 export const vercel = defineConnector({
   id: 'vercel',
@@ -9,8 +10,9 @@ export const vercel = defineConnector({
   resultExtras: rateLimitExtras,
   // Team-owned resources are only visible with teamId on every call.
   defaultQuery: (account) => (account.meta.teamId ? { teamId: account.meta.teamId } : undefined),
-  async identify(api) {
+  async identify(api, { team }) {
     const { user } = await api.get<{ user?: { username?: string; email?: string } }>('/v2/user');
-    return { identity: user?.username ?? user?.email ?? null };
+    const identity = user?.username ?? user?.email ?? null;
+    return team === undefined ? { identity } : { identity, meta: await checkTeam(api, team) };
   },
 });
