@@ -3,7 +3,9 @@ import { parseArgs } from 'node:util';
 import { signInFromCli } from './accounts/cli-sign-in.js';
 import { addAccount, checkProvider, formatAccounts, listAccounts, removeAccount } from './accounts/commands.js';
 import { loadConfig, type Config, type Flags } from './config.js';
-import { formatTriggers, runTriggerTool, setWebhookSecret, tailEvents } from './triggers/commands.js';
+import { formatTriggers, runTriggerTool, setWebhookSecret } from './triggers/commands.js';
+import { eventsFailed, eventsRetry } from './triggers/failed.js';
+import { tailEvents } from './triggers/tail.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
 import { serve, VERSION } from './serve.js';
 import { rotateSecrets } from './store/rotate.js';
@@ -23,7 +25,9 @@ Usage:
   switchboard triggers add <kind> [--account L] [--filter F] [--folder F] [--interval S] [--forward-url URL] [--config JSON]
   switchboard triggers remove <id>
   switchboard triggers secret <id> --secret-stdin      (a webhook secret you set up at the provider)
-  switchboard events tail [--trigger ID] [--json] [--exec CMD] [--consumer NAME]
+  switchboard events tail [--trigger ID] [--json] [--exec CMD [--consumer NAME] [--max-attempts 10]]
+  switchboard events failed [--consumer NAME] [--json]      (events an --exec command failed on every attempt)
+  switchboard events retry <event-id>|--all [--consumer NAME]
   switchboard secrets rotate [--force]      (re-encrypts every stored secret under a new key: a new key file,
                                              or SWITCHBOARD_NEW_SECRET_KEY when set)
 
@@ -61,6 +65,8 @@ const OPTIONS = {
   trigger: { type: 'string' },
   exec: { type: 'string' },
   consumer: { type: 'string' },
+  'max-attempts': { type: 'string' },
+  all: { type: 'boolean' },
   force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -140,12 +146,15 @@ async function main(argv: string[]): Promise<number> {
       json: values.json ?? false,
       exec: values.exec,
       consumer: values.consumer,
+      maxAttempts: values['max-attempts'],
       write: (line) => process.stdout.write(line + '\n'),
       warn: (line) => process.stderr.write(line + '\n'),
       signal: stop.signal,
     });
     return 0;
   }
+  if (command === 'events' && sub === 'failed') return print(await eventsFailed(config, { consumer: values.consumer, json: values.json }));
+  if (command === 'events' && sub === 'retry') return print(await eventsRetry(config, { eventId: arg, all: values.all, consumer: values.consumer }));
   throw new InputError(`Unknown command "${[command, sub].filter(Boolean).join(' ')}". Run switchboard --help.`);
 }
 
