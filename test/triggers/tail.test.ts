@@ -114,7 +114,6 @@ describe('events tail --exec with a failing command', () => {
       const event = await commit('always fails');
       await until(async () => (await store.events.failures({ consumer: 'cli:no-leak' })).length === 1, 'the event to be recorded as failed', 30_000);
       await tail.stop();
-      await new Promise((r) => setImmediate(r));
       expect(processWarnings).not.toContain('MaxListenersExceededWarning');
       expect(listeners).toHaveLength(39);
       expect(listeners.every((count) => count === 0)).toBe(true);
