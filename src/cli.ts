@@ -66,9 +66,10 @@ function buildProgram(): Command {
     .option('--json', 'one JSON object per line (NDJSON)')
     .option('--exec <command>', 'run this shell command per event, the event JSON on its stdin; resumes where it stopped')
     .option('--consumer <name>', 'name of the cursor --exec keeps (default: derived from the command and trigger)')
-    .addHelpText('after', examples('switchboard events tail', 'switchboard events tail --trigger trg_0123456789abcdef --json', "switchboard events tail --exec 'my-agent --stdin'"))
+    .option('--max-attempts <n>', '--exec: runs of a failing command (backing off from 1 s to 5 min) before the event is set aside as failed (default 10)')
+    .addHelpText('after', examples('switchboard events tail', 'switchboard events tail --trigger trg_0123456789abcdef --json', "switchboard events tail --exec 'my-agent --stdin' --max-attempts 5"))
     .action(async (opts) => {
-      const { tailEvents } = await import('./triggers/commands.js');
+      const { tailEvents } = await import('./triggers/tail.js');
       await withConfig(opts, async (config) => {
         const stop = new AbortController();
         for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
@@ -77,11 +78,33 @@ function buildProgram(): Command {
           json: opts.json ?? false,
           exec: opts.exec,
           consumer: opts.consumer,
+          maxAttempts: opts.maxAttempts,
           write: (line) => process.stdout.write(line + '\n'),
           warn: say,
           signal: stop.signal,
         });
       });
+    });
+
+  withCommon(events.command('failed'))
+    .description('Events an --exec command failed on every attempt, per consumer.')
+    .option('--consumer <name>', 'only this consumer\'s')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('switchboard events failed', 'switchboard events failed --consumer my-agent --json'))
+    .action(async (opts) => {
+      const { eventsFailed } = await import('./triggers/failed.js');
+      await withConfig(opts, async (config) => print(await eventsFailed(config, { consumer: opts.consumer, json: opts.json })));
+    });
+
+  withCommon(events.command('retry'))
+    .description('Run failed events again: the tail --exec of their consumer runs them before new events.')
+    .argument('[event-id]', 'the event to run again (switchboard events failed lists them)')
+    .option('--all', 'every failed event')
+    .option('--consumer <name>', 'only for this consumer')
+    .addHelpText('after', examples('switchboard events retry 42', 'switchboard events retry --all --consumer my-agent'))
+    .action(async (eventId: string | undefined, opts) => {
+      const { eventsRetry } = await import('./triggers/failed.js');
+      await withConfig(opts, async (config) => print(await eventsRetry(config, { eventId, all: opts.all, consumer: opts.consumer })));
     });
 
   const secrets = program.command('secrets').description('The key that encrypts stored secrets.');

@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
 import { decryptSecret } from './crypto.js';
 import { toEvent, type EventRow } from './triggers.js';
-import type { Delivery, EventStore, TriggerEvent } from './types.js';
+import type { ConsumerFailure, Delivery, EventStore, TriggerEvent } from './types.js';
+
+type FailureRow = EventRow & { consumer: string; attempts: number; last_error: string; failed_at: string; retry_requested_at: string | null };
 
 export class SqliteEventStore implements EventStore {
   constructor(
@@ -37,12 +39,66 @@ export class SqliteEventStore implements EventStore {
   }
 
   async setCursor(consumer: string, cursor: number): Promise<void> {
+    this.writeCursor(consumer, cursor);
+  }
+
+  private writeCursor(consumer: string, cursor: number): void {
     this.db
       .prepare(
         `INSERT INTO consumers (name, cursor, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET cursor = MAX(cursor, excluded.cursor), updated_at = excluded.updated_at`,
       )
       .run(consumer, cursor, new Date(this.clock()).toISOString());
+  }
+
+  async recordFailure(consumer: string, eventId: number, failure: { attempts: number; error: string }): Promise<void> {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO consumer_failures (consumer, event_id, attempts, last_error, failed_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = attempts + excluded.attempts, last_error = excluded.last_error,
+             failed_at = excluded.failed_at, retry_requested_at = NULL`,
+        )
+        .run(consumer, eventId, failure.attempts, failure.error, new Date(this.clock()).toISOString());
+      this.writeCursor(consumer, eventId);
+    })();
+  }
+
+  async failures(filter: { consumer?: string } = {}): Promise<ConsumerFailure[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT f.consumer, f.attempts, f.last_error, f.failed_at, f.retry_requested_at, e.* FROM consumer_failures f JOIN events e ON e.id = f.event_id
+         WHERE ? IS NULL OR f.consumer = ? ORDER BY f.event_id, f.consumer`,
+      )
+      .all(filter.consumer ?? null, filter.consumer ?? null) as FailureRow[];
+    return rows.map((r) => ({
+      consumer: r.consumer,
+      event: toEvent(r),
+      attempts: r.attempts,
+      lastError: r.last_error,
+      failedAt: r.failed_at,
+      retryRequestedAt: r.retry_requested_at,
+    }));
+  }
+
+  async requestRetry(filter: { consumer?: string; eventId?: number }): Promise<number> {
+    return this.db
+      .prepare('UPDATE consumer_failures SET retry_requested_at = ? WHERE (? IS NULL OR consumer = ?) AND (? IS NULL OR event_id = ?)')
+      .run(new Date(this.clock()).toISOString(), filter.consumer ?? null, filter.consumer ?? null, filter.eventId ?? null, filter.eventId ?? null).changes;
+  }
+
+  async nextRetry(consumer: string): Promise<TriggerEvent | undefined> {
+    const row = this.db
+      .prepare(
+        `SELECT e.* FROM consumer_failures f JOIN events e ON e.id = f.event_id
+         WHERE f.consumer = ? AND f.retry_requested_at IS NOT NULL ORDER BY f.event_id LIMIT 1`,
+      )
+      .get(consumer) as EventRow | undefined;
+    return row && toEvent(row);
+  }
+
+  async clearFailure(consumer: string, eventId: number): Promise<void> {
+    this.db.prepare('DELETE FROM consumer_failures WHERE consumer = ? AND event_id = ?').run(consumer, eventId);
   }
 
   async acquireLease(name: string, holder: string, ttlMs: number, now = this.clock()): Promise<boolean> {

@@ -138,6 +138,23 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 5,
+    up(db) {
+      // Events a consumer (events tail --exec) gave up on after its attempts; kept so they can be listed and retried.
+      db.exec(`
+        CREATE TABLE consumer_failures (
+          consumer TEXT NOT NULL,
+          event_id INTEGER NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+          attempts INTEGER NOT NULL,
+          last_error TEXT NOT NULL,
+          failed_at TEXT NOT NULL,
+          retry_requested_at TEXT,
+          PRIMARY KEY (consumer, event_id)
+        );
+      `);
+    },
+  },
+  {
     version: 6,
     up(db) {
       // The cache held names, emails and phones in plain text: drop those rows with their table, zeroing the freed

@@ -186,15 +186,35 @@ export interface Delivery {
   secret: string | undefined;
 }
 
+/** An event a consumer gave up on after its attempts; kept until a retry succeeds. */
+export interface ConsumerFailure {
+  consumer: string;
+  event: TriggerEvent;
+  attempts: number;
+  lastError: string;
+  failedAt: string;
+  /** Set while a retry is asked for and not yet run. */
+  retryRequestedAt: string | null;
+}
+
 export interface EventStore {
-  /** Events with an id above `cursor`, oldest first. */
-  /** Events after `cursor`; with `payloads: false` each payload is null (the log's tail needs none). */
+  /** Events after `cursor`, oldest first; with `payloads: false` each payload is null (the log's tail needs none). */
   after(cursor: number, options: { triggerIds?: string[]; limit: number; payloads?: boolean }): Promise<TriggerEvent[]>;
   /** The newest events of a trigger, newest first. */
   latest(triggerId: string, limit: number): Promise<TriggerEvent[]>;
   lastId(): Promise<number>;
   cursor(consumer: string): Promise<number>;
   setCursor(consumer: string, cursor: number): Promise<void>;
+  /** Records that `consumer` gave up on an event (adding to its attempts, ending any retry request) and moves its cursor past it, at once. */
+  recordFailure(consumer: string, eventId: number, failure: { attempts: number; error: string }): Promise<void>;
+  /** Failed events, oldest first, of one consumer or of all. */
+  failures(filter?: { consumer?: string }): Promise<ConsumerFailure[]>;
+  /** Asks for failed events to run again (one event, or all; of one consumer, or of all); returns how many were asked for. */
+  requestRetry(filter: { consumer?: string; eventId?: number }): Promise<number>;
+  /** The oldest event of `consumer` whose retry is asked for. */
+  nextRetry(consumer: string): Promise<TriggerEvent | undefined>;
+  /** Removes an event from the consumer's failed list (its retry succeeded). */
+  clearFailure(consumer: string, eventId: number): Promise<void>;
   /** Takes or renews a named lease; true while `holder` holds it. */
   acquireLease(name: string, holder: string, ttlMs: number, now?: number): Promise<boolean>;
   releaseLease(name: string, holder: string): Promise<void>;

@@ -32,7 +32,9 @@ const COMMANDS: Array<{ path: string[]; flags: string[] }> = [
   { path: ['triggers', 'add'], flags: ['--account', '--filter', '--folder', '--interval', '--forward-url', '--config'] },
   { path: ['triggers', 'remove'], flags: ['--sandbox'] },
   { path: ['triggers', 'secret'], flags: ['--secret-stdin'] },
-  { path: ['events', 'tail'], flags: ['--trigger', '--json', '--exec', '--consumer'] },
+  { path: ['events', 'tail'], flags: ['--trigger', '--json', '--exec', '--consumer', '--max-attempts'] },
+  { path: ['events', 'failed'], flags: ['--consumer', '--json'] },
+  { path: ['events', 'retry'], flags: ['--all', '--consumer'] },
   { path: ['secrets', 'rotate'], flags: ['--force'] },
 ];
 

@@ -45,6 +45,35 @@ export function startHttpServe(args: string[], env: Record<string, string>): Pro
   });
 }
 
+/** Starts the CLI and resolves once its stderr matches `ready`: the line it prints when it is listening. */
+export function startUntilReady(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; stdout: () => string; stderr: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`switchboard ${args.join(' ')} did not print ${ready} within 20 s: ${stderr}`));
+    }, 20_000);
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (ready.test(stderr)) {
+        clearTimeout(timer);
+        resolve({ child, stdout: () => stdout, stderr: () => stderr });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`switchboard ${args.join(' ')} exited ${code}: ${stderr}`));
+    });
+  });
+}
+
 export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve(child.exitCode);

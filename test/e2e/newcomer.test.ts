@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -180,14 +182,23 @@ describe('serve over stdio', () => {
     expect(req.headers.authorization).toBe(`Bearer ${secretOf('vercel')}`);
   });
 
-  it('exits when stdin closes', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--port', '0'], env, stderr: 'pipe' });
-    const c = new Client({ name: 'e2e-close', version: '1' });
-    await c.connect(transport);
-    const pid = transport.pid!;
-    await c.close();
-    await new Promise((r) => setTimeout(r, 300));
-    expect(() => process.kill(pid, 0)).toThrow();
+  it('exits on its own, with code 0, when stdin closes', async () => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    try {
+      let stdout = '';
+      const answered = new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (d) => (stdout += d).includes('"id":1') && resolve());
+        child.once('exit', (code) => reject(new Error(`serve exited ${code} before answering initialize`)));
+      });
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e-close', version: '1' } } };
+      child.stdin.write(JSON.stringify(initialize) + '\n');
+      await answered;
+      child.stdin.end();
+      const [code, signal] = await once(child, 'exit');
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   });
 });
 

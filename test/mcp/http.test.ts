@@ -44,7 +44,7 @@ describe('HTTP listener sessions', () => {
     listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: () => createServer(deps), logger: deps.logger, version: 't', sessionIdleMs: 100 });
     const client = await connect(listener.url);
     expect(listener.sessionCount()).toBe(1);
-    await new Promise((r) => setTimeout(r, 350));
+    for (const end = Date.now() + 10_000; listener.sessionCount() > 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
     expect(listener.sessionCount()).toBe(0);
     await expect(client.listTools()).rejects.toThrow(/404|Session not found/);
     await client.close();

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type SqliteStore } from '../../src/store/index.js';
+import { MIGRATIONS, openStore, runMigrations, type SqliteStore } from '../../src/store/index.js';
 
 let dir: string;
 let store: SqliteStore;
@@ -92,6 +93,60 @@ describe('event store', () => {
     await store.events.setCursor('c', 5);
     await store.events.setCursor('c', 3);
     expect(await store.events.cursor('c')).toBe(5);
+  });
+
+  it('keeps a consumer\'s failed events, moving its cursor past them, until a retry succeeds', async () => {
+    const t = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {} });
+    const [e1, e2, e3] = await store.triggers.commit(t.id, { events: [ev('1'), ev('2'), ev('3')] });
+    await store.events.setCursor('cli:a', e2!.id);
+    await store.events.recordFailure('cli:a', e3!.id, { attempts: 10, error: 'exited with code 3' });
+    expect(await store.events.cursor('cli:a')).toBe(e3!.id);
+    await store.events.recordFailure('cli:a', e1!.id, { attempts: 2, error: 'exited with code 1' });
+    expect(await store.events.cursor('cli:a')).toBe(e3!.id);
+    await store.events.recordFailure('cli:b', e1!.id, { attempts: 1, error: 'was stopped by SIGKILL' });
+
+    const all = await store.events.failures();
+    expect(all.map((f) => [f.consumer, f.event.id, f.attempts, f.lastError, f.retryRequestedAt])).toEqual([
+      ['cli:a', e1!.id, 2, 'exited with code 1', null],
+      ['cli:b', e1!.id, 1, 'was stopped by SIGKILL', null],
+      ['cli:a', e3!.id, 10, 'exited with code 3', null],
+    ]);
+    expect(all[0]!.event.payload).toEqual({ key: '1' });
+    expect((await store.events.failures({ consumer: 'cli:b' })).map((f) => f.event.id)).toEqual([e1!.id]);
+    expect(await store.events.nextRetry('cli:a')).toBeUndefined();
+
+    expect(await store.events.requestRetry({ eventId: e1!.id })).toBe(2);
+    expect(await store.events.requestRetry({ consumer: 'cli:a', eventId: e2!.id })).toBe(0);
+    expect((await store.events.nextRetry('cli:a'))!.id).toBe(e1!.id);
+    expect(await store.events.requestRetry({ consumer: 'cli:a' })).toBe(2);
+    expect((await store.events.nextRetry('cli:a'))!.id).toBe(e1!.id);
+
+    // Failing again adds to the attempts and ends the retry request; succeeding removes it.
+    await store.events.recordFailure('cli:a', e1!.id, { attempts: 2, error: 'exited with code 4' });
+    expect((await store.events.failures({ consumer: 'cli:a' }))[0]).toMatchObject({ attempts: 4, lastError: 'exited with code 4', retryRequestedAt: null });
+    expect((await store.events.nextRetry('cli:a'))!.id).toBe(e3!.id);
+    await store.events.clearFailure('cli:a', e3!.id);
+    expect((await store.events.failures({ consumer: 'cli:a' })).map((f) => f.event.id)).toEqual([e1!.id]);
+    expect(await store.events.cursor('cli:a')).toBe(e3!.id);
+  });
+
+  it('migrates a version 4 database to keep failed events, with its events and cursors intact', async () => {
+    const old = mkdtempSync(join(tmpdir(), 'sb-v4-'));
+    const raw = new Database(join(old, 'switchboard.db'));
+    runMigrations(raw, MIGRATIONS.filter((m) => m.version <= 4));
+    raw.prepare(`INSERT INTO events (trigger_id, kind, dedupe_key, occurred_at, received_at, summary, payload_json) VALUES ('trg_1', 'outlook.new_email', 'k', 'x', 'x', 'old', '{}')`).run();
+    raw.prepare(`INSERT INTO consumers (name, cursor, updated_at) VALUES ('cli:a', 1, 'x')`).run();
+    raw.close();
+    const migrated = await openStore({ dataDir: old, secretKey: 'k' });
+    try {
+      expect(migrated.db.pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(5);
+      expect(await migrated.events.cursor('cli:a')).toBe(1);
+      await migrated.events.recordFailure('cli:a', 1, { attempts: 1, error: 'exited with code 1' });
+      expect((await migrated.events.failures())[0]).toMatchObject({ consumer: 'cli:a', event: { id: 1, summary: 'old' } });
+    } finally {
+      await migrated.close();
+      rmSync(old, { recursive: true, force: true });
+    }
   });
 
   it('grants a lease to one holder until it expires', async () => {

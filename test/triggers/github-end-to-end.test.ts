@@ -24,13 +24,14 @@ describe('a GitHub trigger end to end', () => {
 
     const issue = await h.ok('github_create_issue', { owner: 'sbx-octocat', repo: 'hello-world', title: 'Login fails on Safari' });
     await settleWebhooks(h.sandbox.states.github);
-    await new Promise((r) => setTimeout(r, 100));
+    const notifiedOf = () => seen.some((n) => n.triggerId === triggerId && n.kind === 'github.new_issue');
+    for (const end = Date.now() + 10_000; !notifiedOf() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
 
     const events = await h.ok('events_next', { triggers: [triggerId], cursor: '0' });
     expect(events.events).toHaveLength(1);
     expect(events.events[0]).toMatchObject({ kind: 'github.new_issue', payload: { event: 'issues', action: 'opened', repository: 'sbx-octocat/hello-world', issue: { number: issue.number, title: 'Login fails on Safari' } } });
     expect(events.events[0].summary).toMatch(/Login fails on Safari/);
-    expect(seen.some((n) => n.triggerId === triggerId && n.kind === 'github.new_issue')).toBe(true);
+    expect(notifiedOf()).toBe(true);
 
     // Closing it through the tool is an updated issue (state), not a new one.
     const updated = await h.ok('triggers_create', { kind: 'github.updated_issue', config: { repo: 'sbx-octocat/hello-world' } });

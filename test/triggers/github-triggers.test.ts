@@ -146,8 +146,9 @@ describe('GitHub webhook triggers, end to end through the sandbox', () => {
     expect(await events(issues.id)).toHaveLength(2);
 
     await h.deps.triggers!.log.poke();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(notified.slice(before).filter((n) => n.triggerId === issues.id).map((n) => n.summary)).toEqual([
+    const issueNotices = () => notified.slice(before).filter((n) => n.triggerId === issues.id);
+    for (const end = Date.now() + 10_000; issueNotices().length < 2 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+    expect(issueNotices().map((n) => n.summary)).toEqual([
       expect.stringContaining('Login fails on Safari'),
       expect.stringContaining('Crash on save'),
     ]);

@@ -49,7 +49,13 @@ async function process(name: string, counts: Map<string, number>): Promise<{ sto
   return { store, runner, log, seen };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 
 describe('runner lease', () => {
   it('lets exactly one of two processes poll, both see every event, and the other takes over when the holder stops', async () => {
@@ -61,22 +67,22 @@ describe('runner lease', () => {
 
     await a.runner.start();
     await b.runner.start();
-    await sleep(400);
+    // start() returns after the first claim, so b has tried and lost before a polls three times.
     expect(a.runner.isLeader).toBe(true);
     expect(b.runner.isLeader).toBe(false);
-    expect(counts.get('a')).toBeGreaterThan(2);
+    await until(() => (counts.get('a') ?? 0) > 2, 'three polls by the holder');
+    expect(a.runner.isLeader).toBe(true);
+    expect(b.runner.isLeader).toBe(false);
     expect(counts.get('b') ?? 0).toBe(0);
     const all = (await a.store.events.after(0, { limit: 1000 })).map((e) => e.id);
-    await sleep(100);
+    await until(() => a.seen.length >= all.length && b.seen.length >= all.length, 'both logs to read every event');
     expect(b.seen.slice(0, all.length)).toEqual(all);
     expect(a.seen.slice(0, all.length)).toEqual(all);
 
     // The holder dies without releasing the lease: the other takes over once it expires.
     (a.runner as unknown as { timer: NodeJS.Timeout }).timer && clearInterval((a.runner as unknown as { timer: NodeJS.Timeout }).timer);
     const before = counts.get('a')!;
-    await sleep(800);
-    expect(b.runner.isLeader).toBe(true);
-    expect(counts.get('b')).toBeGreaterThan(0);
+    await until(() => b.runner.isLeader && (counts.get('b') ?? 0) > 0, 'the takeover and a poll by the new holder');
     expect(counts.get('a')).toBeLessThanOrEqual(before + 1);
 
     await b.runner.stop();
@@ -93,7 +99,9 @@ describe('runner polls on request', () => {
     const log = new EventLog(store.events, 30);
     await log.start();
     let release!: () => void;
-    let runs = 0;
+    const runsOf = new Map<string, number>();
+    let slowId = '';
+    const runs = () => runsOf.get(slowId) ?? 0;
     const slowKind: TriggerKind = {
       kind: 'outlook.new_email',
       connector: 'outlook',
@@ -101,10 +109,11 @@ describe('runner polls on request', () => {
       config: z.object({}),
       poll: {
         intervalMs: () => 60_000,
-        async run({ now }) {
-          runs++;
-          if (runs === 1) await new Promise<void>((r) => (release = r));
-          return { events: [], state: { lastPollAt: new Date(now).toISOString() } };
+        async run({ trigger, now }) {
+          const n = (runsOf.get(trigger.id) ?? 0) + 1;
+          runsOf.set(trigger.id, n);
+          if (trigger.id === slowId && n === 1) await new Promise<void>((r) => (release = r));
+          return { events: [], state: { lastPollAt: new Date(now).toISOString(), runs: n } };
         },
       },
     };
@@ -118,16 +127,21 @@ describe('runner polls on request', () => {
     });
     const account = await store.accounts.add({ provider: 'outlook', secret: { kind: 'token', token: 'token-123456' } });
     const trigger = await store.triggers.create({ kind: 'outlook.new_email', accountId: account.id, config: {}, state: { lastPollAt: new Date().toISOString() } });
+    const marker = await store.triggers.create({ kind: 'outlook.new_email', accountId: account.id, config: {}, state: { lastPollAt: new Date().toISOString() } });
+    slowId = trigger.id;
     await runner.start();
     runner.pollSoon(trigger.id);
-    while (runs === 0) await sleep(5);
+    await until(() => runs() === 1, 'the first poll');
     runner.pollSoon(trigger.id); // asked again while the first poll is under way
     release();
-    const deadline = Date.now() + 2_000;
-    while (runs < 2 && Date.now() < deadline) await sleep(5);
-    expect(runs).toBe(2);
-    await sleep(100);
-    expect(runs).toBe(2); // and then back to the interval
+    await until(async () => (await store.triggers.get(trigger.id))!.state.runs === 2, 'the second poll to finish');
+    expect(runs()).toBe(2);
+    // Two more polls of another trigger, each on a later tick, give a repeat of the first every chance to show.
+    for (const n of [1, 2]) {
+      runner.pollSoon(marker.id);
+      await until(async () => (await store.triggers.get(marker.id))!.state.runs === n, `poll ${n} of the other trigger`);
+    }
+    expect(runs()).toBe(2); // and then back to the interval
     await runner.stop();
     log.stop();
     await store.close();
