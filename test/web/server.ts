@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { createSignIn } from '../../src/accounts/sign-in.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -17,18 +16,6 @@ import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { Runner } from '../../src/triggers/runner.js';
 import { webhookRoutes } from '../../src/triggers/webhooks.js';
 import { webRoutes, type WebDeps } from '../../src/web/index.js';
-
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 export interface WebServer {
   url: string;
@@ -104,20 +91,4 @@ export async function startWebServer(options: { token?: string; signIn?: WebDeps
   };
 }
 
-/** Debian's chromium, driven by playwright-core; fails (never skips) when it is not installed. */
-export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser tests need it. Install it with: apt-get update && apt-get install -y chromium (.ci/run does this).`);
-  }
-  const userDataDir = mkdtempSync(join(tmpdir(), 'switchboard-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-  // Well inside the test timeout, so a stuck step fails with what it was waiting for.
-  context.setDefaultTimeout(8_000);
-  return {
-    context,
-    async close() {
-      await context.close();
-      rmSync(userDataDir, { recursive: true, force: true });
-    },
-  };
-}
+export { launchBrowser } from './browser.js';
