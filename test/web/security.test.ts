@@ -126,7 +126,7 @@ describe('Integrations page behind SWITCHBOARD_HTTP_TOKEN', () => {
       expect(first?.status()).toBe(401);
       await page.locator('input[name=token]').fill('not it');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      expect(await page.locator('.flash.error').textContent()).toContain('not right');
+      expect(await page.locator('#login-error').textContent()).toContain('not right');
       await page.locator('input[name=token]').fill(TOKEN);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForSelector('#accounts');

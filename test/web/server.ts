@@ -30,7 +30,7 @@ export interface WebServer {
 }
 
 /** The page's routes on a real listener, in process: sandbox providers, a store with one sample account each, a runner. */
-export async function startWebServer(options: { token?: string; signIn?: WebDeps['signIn'] } = {}): Promise<WebServer> {
+export async function startWebServer(options: { token?: string; signIn?: WebDeps['signIn']; http?: boolean; sandbox?: boolean } = {}): Promise<WebServer> {
   // Without options.signIn, the page signs in with the real browser sign-in against the sandbox's authorization servers.
   const sandbox = await startSandbox();
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-web-'));
@@ -58,7 +58,7 @@ export async function startWebServer(options: { token?: string; signIn?: WebDeps
     signIn: createSignIn({ store, baseUrls: sandbox.baseUrls, oauth: sandbox.oauthSettings, redactor }),
   };
   const config = {
-    ...loadConfig({ SWITCHBOARD_SECRET_KEY: secretKey, ...(options.token ? { SWITCHBOARD_HTTP_TOKEN: options.token } : {}) }, { 'data-dir': dataDir }),
+    ...loadConfig({ SWITCHBOARD_SECRET_KEY: secretKey, ...(options.token ? { SWITCHBOARD_HTTP_TOKEN: options.token } : {}) }, { 'data-dir': dataDir, http: options.http, sandbox: options.sandbox }),
     baseUrls: sandbox.baseUrls,
   };
   const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, tickMs: 20 });
