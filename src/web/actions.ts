@@ -13,8 +13,25 @@ import { configFromForm, formFieldOf, kindChoices } from './trigger-form.js';
 /** What a form post did: a message for the page, or what went wrong and (when it is about one) which field. */
 export type Outcome = { ok: string } | { error: string; field?: string };
 
+/** Shown next to a field, the message says only what is wrong with it; shown at the top, it also says what did not happen. */
 function failed(prefix: string, error: unknown, w: WebDeps, field?: string, ...secrets: string[]): Outcome {
-  return { error: `${prefix}${errorText(error, w, ...secrets)}`, field };
+  const text = errorText(error, w, ...secrets);
+  if (!field) return { error: `${prefix}${text}` };
+  return { error: aboutField(text, error instanceof InputError ? error.field : undefined), field };
+}
+
+/** "Invalid arguments:\n- config.filter: Filter error…" about config.filter → "Filter error…". */
+function aboutField(text: string, path: string | undefined): string {
+  const list = /^Invalid arguments:\n- ([\s\S]*)$/.exec(text)?.[1];
+  if (!list || !path) return text;
+  const lines = list.split('\n- ').filter((line) => line.startsWith(`${path}: `));
+  return lines.length ? lines.map((line) => line.slice(path.length + 2)).join('\n') : text;
+}
+
+/** A new credential the provider will not take: what it said, and what to do (not the stored-account advice of the tools). */
+function refusedText(error: ProviderError, what: string): string {
+  const said = error.providerMessage ? ` (${error.providerMessage.replace(/\.$/, '')})` : '';
+  return `The provider refused this ${what}: ${error.status}${said}. Check that you copied all of it, for the right account, and paste it again.`;
 }
 
 /** The field an InputError names, when the form shows that field. */
@@ -35,10 +52,13 @@ export interface WebDeps {
 
 /** The message an error shows on the page: the one error text of the tools, with any submitted secret removed. */
 export function errorText(error: unknown, w: WebDeps, ...secrets: string[]): string {
-  const content = toErrorResult(error, w.deps.redactor).content[0] as { text: string };
-  let text = content.text;
-  for (const s of secrets) if (s) text = text.split(s).join('[redacted]');
-  return text;
+  return scrub((toErrorResult(error).content[0] as { text: string }).text, w, ...secrets);
+}
+
+function scrub(text: string, w: WebDeps, ...secrets: string[]): string {
+  let out = w.deps.redactor.redact(text);
+  for (const s of secrets) if (s) out = out.split(s).join('[redacted]');
+  return out;
 }
 
 function context(w: WebDeps): CallContext {
@@ -69,9 +89,10 @@ export async function addCredential(w: WebDeps, form: Form): Promise<Outcome> {
     };
   } catch (error) {
     // A provider that refuses the credential is the credential's fault: the message goes next to it.
-    const refused = error instanceof ProviderError && (error.status === 401 || error.status === 403);
-    const fieldName = refused ? 'secret' : fieldOf(error, ['secret', 'label', 'dialect', 'team', 'groups']);
-    return failed(refused ? 'Not added: the provider refused it. ' : 'Not added: ', error, w, fieldName, secret);
+    if (error instanceof ProviderError && (error.status === 401 || error.status === 403)) {
+      return { error: scrub(refusedText(error, field(form, 'provider') === 'sales' ? 'API key' : 'token'), w, secret), field: 'secret' };
+    }
+    return failed('Not added: ', error, w, fieldOf(error, ['secret', 'label', 'dialect', 'team', 'groups']), secret);
   }
 }
 

@@ -28,8 +28,8 @@ function groupBoxes(v: FormView, purpose: string): SafeHtml {
   )}</fieldset>${v.error('groups')}`;
 }
 
-function labelField(v: FormView, title: string): SafeHtml {
-  return html`<div class="field"><label for="${v.id}-label">Label<span class="vh"> for the new ${title} account</span> (optional)</label>
+function labelField(v: FormView, title: string, purpose: string): SafeHtml {
+  return html`<div class="field"><label for="${v.id}-label">Label<span class="vh"> for the new ${title} account (${purpose})</span> (optional)</label>
 <input type="text" id="${v.id}-label" name="label" maxlength="64" value="${v.value('label')}"${v.aria('label', `${v.id}-label-hint`)}>
 <span class="hint" id="${v.id}-label-hint">How agents name it, e.g. work or personal.</span>${v.error('label')}</div>`;
 }
@@ -44,7 +44,7 @@ function providerCard(provider: Provider, m: Model): SafeHtml {
     ? html`<form method="post" action="/signin/${provider}" target="switchboard-signin" data-popup id="${signin.id}">
 ${csrfField(m.csrf)}
 ${provider === 'outlook' ? groupBoxes(signin, 'sign-in') : ''}
-${labelField(signin, info.title)}
+${labelField(signin, info.title, 'sign-in')}
 <button type="submit" ${m.signInUnavailable ? 'disabled' : ''}>Sign in with ${info.title}</button>
 </form>
 <div class="or">or</div>`
@@ -62,7 +62,7 @@ ${add.topError()}
 <input type="password" id="${add.id}-secret" name="secret" required autocomplete="off" spellcheck="false"${add.aria('secret', `${add.id}-secret-hint`)}>
 ${add.error('secret')}
 <span class="hint" id="${add.id}-secret-hint">${info.tokenHelp}</span></div>
-${labelField(add, info.title)}
+${labelField(add, info.title, what)}
 ${
   provider === 'sales'
     ? html`<div class="field"><label for="${add.id}-dialect">API dialect</label><select id="${add.id}-dialect" name="dialect"${add.aria('dialect')}>

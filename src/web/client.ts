@@ -121,6 +121,11 @@ export const SCRIPT = `
         if (mark) mark.textContent = need ? ' (required)' : ' (optional)';
       });
       $$('fieldset[data-connector]', form).forEach(function (set) { set.hidden = set.disabled = set.getAttribute('data-connector') !== connector; });
+      // In the kind's own order, in the document too, so the tab order matches what is seen.
+      var grid = $('fieldset[data-connector="' + connector + '"] .form-grid', form);
+      (option.getAttribute('data-fields') || '').split(' ').forEach(function (name) {
+        $$('[data-name="' + name + '"]', grid).forEach(function (field) { if (!field.hidden) grid.appendChild(field); });
+      });
       $$('optgroup[data-provider]', account).forEach(function (group) { group.hidden = group.disabled = group.getAttribute('data-provider') !== connector; });
       if (account.selectedOptions[0] && account.selectedOptions[0].parentNode.disabled) account.value = '';
       var none = $('#no-account');

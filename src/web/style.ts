@@ -48,7 +48,7 @@ ul.rows, ol.rows { list-style: none; margin: 0; padding: 0; }
 .notice.ok { border-color: var(--ok); background: var(--ok-bg); } .notice.error { border-color: var(--bad); background: var(--bad-bg); color: var(--bad); }
 .notice p { margin: 0; min-width: 0; }
 .notice button { flex: none; }
-.field-error { color: var(--bad); background: var(--bad-bg); border-left: 3px solid var(--bad); padding: 6px 10px; margin: 4px 0 8px; white-space: pre-wrap; border-radius: 0 6px 6px 0; }
+.field-error { scroll-margin-top: 7rem; color: var(--bad); background: var(--bad-bg); border-left: 3px solid var(--bad); padding: 6px 10px; margin: 4px 0 8px; white-space: pre-wrap; border-radius: 0 6px 6px 0; }
 [aria-invalid=true] { border-color: var(--bad) !important; box-shadow: 0 0 0 1px var(--bad); }
 form { margin: 0; }
 form.inline { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; max-width: 100%; }

@@ -62,7 +62,7 @@ function configFields(choices: KindChoice[]): ConfigField[] {
       const key = `${c.connector} ${name} ${JSON.stringify(shape)}`;
       const field = fields.get(key) ?? { connector: c.connector, name, schema, kinds: [], hints: {} };
       field.kinds.push(c.kind);
-      if (description && description !== schema.description) field.hints[c.kind] = description;
+      if (description && description !== field.schema.description) field.hints[c.kind] = description;
       fields.set(key, field);
     }
   }
@@ -125,7 +125,7 @@ ${v.topError()}
         .filter((k) => k.connector === c)
         .map(
           (k) =>
-            html`<option value="${k.kind}" data-connector="${k.connector}" data-required="${(k.schema.required ?? []).join(' ')}" data-about="${k.description}" ${k === chosen ? 'selected' : ''}>${k.title}</option>`,
+            html`<option value="${k.kind}" data-connector="${k.connector}" data-required="${(k.schema.required ?? []).join(' ')}" data-fields="${Object.keys(k.schema.properties ?? {}).join(' ')}" data-about="${k.description}" ${k === chosen ? 'selected' : ''}>${k.title}</option>`,
         )}</optgroup>`,
   )}</select>${v.error('kind')}</div>
 <div class="field"><label for="trigger-account">Account</label>
@@ -180,5 +180,5 @@ ${hintTag}${v.error(name)}</fieldset>`;
     control = html`<input type="${type}" id="${id}" name="${name}" value="${type === 'password' ? '' : v.value(name)}"${type === 'number' ? html`${s.minimum !== undefined ? html` min="${s.minimum}"` : ''}${s.maximum !== undefined ? html` max="${s.maximum}"` : ''} step="1"` : ''}${attrs}>`;
   }
   return html`<div class="field" data-kinds="${f.kinds.join(' ')}" data-name="${f.name}" data-hints="${JSON.stringify(hints)}">
-<label for="${id}">${title}<span class="need"></span></label>${control}${hintTag}${v.error(name)}</div>`;
+<label for="${id}">${title}<span class="need"></span></label>${control}${v.error(name)}${hintTag}</div>`;
 }

@@ -59,7 +59,7 @@ describe('Integrations & API Keys page in a browser', () => {
     await page.locator('#add-sales input[name=label]').fill('refused');
     await page.locator('#add-sales button[type=submit]').click();
     await page.waitForURL(/#add-sales-error$/);
-    expect(await page.locator('#add-sales-error').textContent()).toMatch(/^Not added: /);
+    expect(await page.locator('#add-sales-error').textContent()).toMatch(/^The provider refused this API key: 401/);
     expect(await server.store.accounts.find('refused', 'sales')).toBeUndefined();
     expect(await page.content()).not.toContain('sk-not-a-valid-key-9999');
   });
