@@ -166,6 +166,13 @@ describe('Integrations & API Keys page in a browser', () => {
     await server.store.triggers.remove(control.id);
   });
 
+  it('says MCP runs over stdio when it does, with the command to copy, and shows no sandbox badge outside the sandbox', async () => {
+    await open();
+    expect(await page.getByLabel('MCP over stdio, started with').inputValue()).toBe('switchboard serve');
+    expect(await page.getByRole('button', { name: 'Copy the MCP endpoint' }).isVisible()).toBe(true);
+    expect(await page.locator('#sandbox-badge').count()).toBe(0);
+  });
+
   it('carries a strict Content-Security-Policy and the other security headers', async () => {
     const response = await open();
     const headers = response.headers();
@@ -225,6 +232,10 @@ describe('Integrations & API Keys page in a browser', () => {
 
     // The opener hears of it (same origin only) and reloads with the new account listed.
     await expect.poll(() => row('outlook', 'popup').count(), { timeout: 8_000 }).toBe(1);
+    // The message survives that reload, and stays until dismissed.
+    expect(await page.locator('#signin-result.notice.ok').textContent()).toContain('Connected outlook account "popup" (avery@contoso.example).');
+    await page.getByRole('button', { name: 'Dismiss the sign-in message' }).click();
+    expect(await page.locator('#signin-result').isVisible()).toBe(false);
     const badges = await row('outlook', 'popup').locator('.badge').allTextContents();
     expect(badges).toEqual(expect.arrayContaining(['mail', 'calendar', 'team-collaboration']));
     expect(badges).not.toContain('contacts');
