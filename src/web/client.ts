@@ -143,7 +143,10 @@ export const SCRIPT = `
   if (list && live && window.EventSource) {
     var source = new EventSource('/events/stream?after=' + encodeURIComponent(list.getAttribute('data-after')));
     source.addEventListener('open', function () { live.textContent = 'Live: new events appear here as they happen.'; live.classList.add('on'); });
-    source.addEventListener('error', function () { live.textContent = 'Reconnecting to the event stream…'; live.classList.remove('on'); });
+    source.addEventListener('error', function () {
+      live.textContent = source.readyState === EventSource.CLOSED ? 'Live updates stopped: reload the page.' : 'Reconnecting to the event stream…';
+      live.classList.remove('on');
+    });
     source.addEventListener('trigger-event', function (message) {
       var e = JSON.parse(message.data);
       if ($('[data-event="' + e.id + '"]', list)) return;

@@ -56,6 +56,6 @@ function header(m: PageModel): SafeHtml {
 <input type="text" id="mcp-endpoint" readonly value="${e.transport === 'http' ? e.url : e.command}" size="${Math.min(40, (e.transport === 'http' ? e.url : e.command).length + 2)}">
 <button type="button" class="secondary" id="copy-endpoint" hidden>Copy<span class="vh"> the MCP endpoint</span></button>
 <span class="copied" id="copy-status" role="status"></span>
-${m.canLogOut ? html`<form method="post" action="/logout" class="inline">${csrfField(m.csrf)}<button class="secondary" type="submit">Sign out</button></form>` : ''}
-</div>`;
+</div>
+${m.canLogOut ? html`<form method="post" action="/logout" class="inline">${csrfField(m.csrf)}<button class="secondary" type="submit">Sign out</button></form>` : ''}`;
 }

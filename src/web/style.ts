@@ -19,8 +19,8 @@ header h1 { font-size: 20px; margin: 0; } .brand p { margin: 0; }
 .sandbox { background: var(--warn-bg); color: var(--warn-fg); border-radius: 999px; padding: 2px 10px; font-size: 13px; font-weight: 600; }
 .endpoint { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; min-width: 0; }
 .endpoint label { font-weight: 600; font-size: 13px; color: var(--muted); margin: 0; }
-.endpoint input { width: 19rem; max-width: 100%; }
-.endpoint .copied { font-size: 13px; color: var(--ok); min-width: 4.5em; }
+.endpoint input { flex: 1 1 12rem; min-width: 0; max-width: 22rem; }
+.endpoint .copied { font-size: 13px; color: var(--ok); }
 nav.sections { max-width: 1100px; margin: 0 auto; padding: 8px 20px 0; display: flex; flex-wrap: wrap; gap: 4px 18px; font-size: 14px; }
 main { max-width: 1100px; margin: 0 auto; padding: 8px 20px 48px; }
 main:focus { outline: none; }
