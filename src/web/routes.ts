@@ -55,7 +55,7 @@ export function webRoutes(w: WebDeps): Route[] {
 
   /**
    * A form action. Success: a message at the top of its section. Failure: shown next to the field it is about in
-   * the form it came from (`formId`), with what was typed, and the page opens at the message; without a form, at the top.
+   * the form it came from (`formId`), with what was typed, and the page opens at the message; without a form, at the top of the section.
    */
   const action = (path: string, run: (w: WebDeps, form: Form) => Promise<Outcome>, section: Notice['section'], formId?: (form: Form) => string): Route => ({
     method: 'POST',

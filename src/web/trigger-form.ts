@@ -146,17 +146,19 @@ ${(['outlook', 'github', 'vercel', 'sales'] as Provider[])
 ${connectors.map(
   (c) => html`<fieldset data-connector="${c}"><legend>${PROVIDER_INFO[c].title} settings</legend><div class="form-grid">${fields
     .filter((f) => f.connector === c)
-    .map((f) => configField(f, v, fields))}</div></fieldset>`,
+    .map((f) => configField(f, v, fields, chosen?.kind))}</div></fieldset>`,
 )}
 <button type="submit">Create trigger</button>
 </form>
 </details>`;
 }
 
-function configField(f: ConfigField, v: FormView, all: ConfigField[]): SafeHtml {
+function configField(f: ConfigField, form: FormView, all: ConfigField[], chosenKind: string | undefined): SafeHtml {
   const name = inputName(f.connector, f.name);
-  // Two shapes of one field name (GitHub's "changes" for issues and for pull requests) say which kinds they serve.
+  // Two shapes of one field name (GitHub's "changes" for issues and for pull requests) say which kinds they serve;
+  // a message about that field belongs to the one of the chosen kind.
   const twins = all.filter((o) => o.connector === f.connector && o.name === f.name).length > 1;
+  const v = twins && !f.kinds.includes(chosenKind ?? '') ? new FormView(form.id, undefined, []) : form;
   const title = fieldTitle(f.name) + (twins ? ` (${f.kinds.map(kindTitle).join(', ').toLowerCase()})` : '');
   const id = `trigger-${f.connector}-${f.name}${twins ? `-${all.indexOf(f)}` : ''}`;
   const s = f.schema;
@@ -177,7 +179,7 @@ ${hintTag}${v.error(name)}</fieldset>`;
     )}</select>`;
   } else {
     const type = s.type === 'integer' || s.type === 'number' ? 'number' : f.name === 'secret' ? 'password' : 'text';
-    control = html`<input type="${type}" id="${id}" name="${name}" value="${type === 'password' ? '' : v.value(name)}"${type === 'number' ? html`${s.minimum !== undefined ? html` min="${s.minimum}"` : ''}${s.maximum !== undefined ? html` max="${s.maximum}"` : ''} step="1"` : ''}${attrs}>`;
+    control = html`<input type="${type}" id="${id}" name="${name}" value="${type === 'password' ? '' : v.value(name)}"${type === 'number' ? html`${s.minimum !== undefined ? html` min="${s.minimum}"` : ''}${s.maximum !== undefined ? html` max="${s.maximum}"` : ''} step="${s.type === 'integer' ? '1' : 'any'}"` : ''}${attrs}>`;
   }
   return html`<div class="field" data-kinds="${f.kinds.join(' ')}" data-name="${f.name}" data-hints="${JSON.stringify(hints)}">
 <label for="${id}">${title}<span class="need"></span></label>${control}${v.error(name)}${hintTag}</div>`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
-import { configFromForm, formFieldOf, kindChoices } from '../../src/web/trigger-form.js';
+import { configFromForm, createTriggerForm, formFieldOf, kindChoices } from '../../src/web/trigger-form.js';
 
 const choice = (kind: string) => kindChoices(TRIGGER_KINDS).find((k) => k.kind === kind)!;
 const form = (entries: Array<[string, string]>) => {
@@ -50,5 +50,20 @@ describe('the trigger form and the kind registry', () => {
     expect(formFieldOf('account', 'github')).toBe('account');
     expect(formFieldOf('forward_url', 'github')).toBeUndefined();
     expect(formFieldOf(undefined, 'github')).toBeUndefined();
+  });
+
+  it('puts a message about a field that two kinds shape differently only in the chosen kind\'s copy of it', () => {
+    const page = createTriggerForm({
+      csrf: 'c',
+      accounts: [],
+      kinds: kindChoices(TRIGGER_KINDS),
+      open: true,
+      problem: { form: 'trigger-form', field: 'github.changes', text: 'Pick at least one change.', values: { kind: ['github.updated_pull_request'], 'github.changes': ['merged'] } },
+    }).value;
+    expect(page.match(/id="trigger-form-error"/g)).toHaveLength(1);
+    const prField = page.slice(page.indexOf('data-kinds="github.updated_pull_request"'));
+    expect(prField.slice(0, prField.indexOf('</fieldset>'))).toContain('Pick at least one change.');
+    expect(page).toMatch(/value="merged" checked/);
+    expect(page).toMatch(/<option value="github.updated_pull_request"[^>]* selected>/);
   });
 });
