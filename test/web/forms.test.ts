@@ -4,7 +4,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { activeElementId, axeViolations, inViewport, scrollWidths } from './page-checks.js';
-import { launchBrowser, startWebServer, type WebServer } from './server.js';
+import { launchBrowser } from './browser.js';
+import { startWebServer, type WebServer } from './server.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 

@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliverEmail } from '../../src/sandbox/index.js';
-import { launchBrowser, startWebServer, type WebServer } from './server.js';
+import { launchBrowser } from './browser.js';
+import { startWebServer, type WebServer } from './server.js';
 
 let server: WebServer;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;

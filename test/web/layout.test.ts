@@ -4,7 +4,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendTestEvent } from '../../src/triggers/test-event.js';
 import { activeElementId, axeViolations, controlNames, scrollWidths } from './page-checks.js';
-import { launchBrowser, startWebServer, type WebServer } from './server.js';
+import { launchBrowser } from './browser.js';
+import { startWebServer, type WebServer } from './server.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const WIDTHS = [

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventsNext } from '../../src/triggers/tools.js';
-import { launchBrowser, startWebServer, type WebServer } from './server.js';
+import { launchBrowser } from './browser.js';
+import { startWebServer, type WebServer } from './server.js';
 
 let server: WebServer;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;

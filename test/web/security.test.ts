@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, startWebServer, type WebServer } from './server.js';
+import { launchBrowser } from './browser.js';
+import { startWebServer, type WebServer } from './server.js';
 
 /** A page view over plain HTTP: its session cookie and CSRF token. */
 async function view(base: string, headers: Record<string, string> = {}): Promise<{ cookie: string; csrf: string; status: number; body: string }> {
@@ -146,7 +147,7 @@ describe('Integrations page behind SWITCHBOARD_HTTP_TOKEN', () => {
     expect((await stream({ cookie: first.cookie })).status).toBe(401);
     const login = await post(server.url, '/login', { token: TOKEN, csrf: first.csrf }, { cookie: first.cookie });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
-    for (const headers of [{ cookie }, { authorization: `Bearer ${TOKEN}` }]) {
+    for (const headers of [{ cookie }, { authorization: `Bearer ${TOKEN}` }] as Array<Record<string, string>>) {
       const res = await stream(headers);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');

@@ -90,5 +90,3 @@ export async function startWebServer(options: { token?: string; signIn?: WebDeps
     },
   };
 }
-
-export { launchBrowser } from './browser.js';
