@@ -1,13 +1,44 @@
 import { checkProvider, connectAccount } from '../accounts/commands.js';
 import type { Config } from '../config.js';
-import { InputError, toErrorResult } from '../errors.js';
+import { AccountError, InputError, ProviderError, toErrorResult } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Provider } from '../store/types.js';
 import type { CallContext, ToolDeps } from '../tool.js';
+import { sendTestEvent } from '../triggers/test-event.js';
 import { triggersCreate, triggersDelete } from '../triggers/tools.js';
-import { field, type Form } from './respond.js';
-import type { Flash } from './session.js';
 import type { SignInApi } from '../accounts/sign-in.js';
+import { field, type Form } from './respond.js';
+import { configFromForm, formFieldOf, kindChoices } from './trigger-form.js';
+
+/** What a form post did: a message for the page, or what went wrong and (when it is about one) which field. */
+export type Outcome = { ok: string } | { error: string; field?: string };
+
+/** Shown next to a field, the message says only what is wrong with it; shown at the top, it also says what did not happen. */
+function failed(prefix: string, error: unknown, w: WebDeps, field?: string, ...secrets: string[]): Outcome {
+  const text = errorText(error, w, ...secrets);
+  if (!field) return { error: `${prefix}${text}` };
+  return { error: aboutField(text, error instanceof InputError ? error.field : undefined), field };
+}
+
+/** "Invalid arguments:\n- config.filter: Filter error…" about config.filter → "Filter error…". */
+function aboutField(text: string, path: string | undefined): string {
+  const list = /^Invalid arguments:\n- ([\s\S]*)$/.exec(text)?.[1];
+  if (!list || !path) return text;
+  const lines = list.split('\n- ').filter((line) => line.startsWith(`${path}: `));
+  return lines.length ? lines.map((line) => line.slice(path.length + 2)).join('\n') : text;
+}
+
+/** A new credential the provider will not take: what it said, and what to do (not the stored-account advice of the tools). */
+function refusedText(error: ProviderError, what: string): string {
+  const said = error.providerMessage ? ` (${error.providerMessage.replace(/\.$/, '')})` : '';
+  return `The provider refused this ${what}: ${error.status}${said}. Check that you copied all of it, for the right account, and paste it again.`;
+}
+
+/** The field an InputError names, when the form shows that field. */
+function fieldOf(error: unknown, fields: string[]): string | undefined {
+  const field = error instanceof InputError ? error.field : undefined;
+  return field && fields.includes(field) ? field : undefined;
+}
 
 export interface WebDeps {
   /** The server's own tool dependencies: the open store, the trigger runtime, base URLs. */
@@ -21,10 +52,13 @@ export interface WebDeps {
 
 /** The message an error shows on the page: the one error text of the tools, with any submitted secret removed. */
 export function errorText(error: unknown, w: WebDeps, ...secrets: string[]): string {
-  const content = toErrorResult(error, w.deps.redactor).content[0] as { text: string };
-  let text = content.text;
-  for (const s of secrets) if (s) text = text.split(s).join('[redacted]');
-  return text;
+  return scrub((toErrorResult(error).content[0] as { text: string }).text, w, ...secrets);
+}
+
+function scrub(text: string, w: WebDeps, ...secrets: string[]): string {
+  let out = w.deps.redactor.redact(text);
+  for (const s of secrets) if (s) out = out.split(s).join('[redacted]');
+  return out;
 }
 
 function context(w: WebDeps): CallContext {
@@ -32,7 +66,7 @@ function context(w: WebDeps): CallContext {
 }
 
 /** Adds a token or API key as `switchboard accounts add` does (connectAccount): the provider is asked who it is, then it is stored. */
-export async function addCredential(w: WebDeps, form: Form): Promise<Flash> {
+export async function addCredential(w: WebDeps, form: Form): Promise<Outcome> {
   const secret = field(form, 'secret');
   try {
     const provider = checkProvider(field(form, 'provider'));
@@ -51,38 +85,41 @@ export async function addCredential(w: WebDeps, form: Form): Promise<Flash> {
     });
     w.logger.info('account added from the Integrations page', { provider, account: account.id });
     return {
-      kind: 'ok',
-      text: `Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''}${account.isDefault ? ', the default' : ''}.`,
+      ok: `Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''}${account.isDefault ? ', the default' : ''}.`,
     };
   } catch (error) {
-    return { kind: 'error', text: `Not added: ${errorText(error, w, secret)}` };
+    // A provider that refuses the credential is the credential's fault: the message goes next to it.
+    if (error instanceof ProviderError && (error.status === 401 || error.status === 403)) {
+      return { error: scrub(refusedText(error, field(form, 'provider') === 'sales' ? 'API key' : 'token'), w, secret), field: 'secret' };
+    }
+    return failed('Not added: ', error, w, fieldOf(error, ['secret', 'label', 'dialect', 'team', 'groups']), secret);
   }
 }
 
-export async function renameAccount(w: WebDeps, form: Form): Promise<Flash> {
+export async function renameAccount(w: WebDeps, form: Form): Promise<Outcome> {
   try {
     const before = await w.deps.store.accounts.find(field(form, 'id'));
     if (!before) throw new InputError('That account no longer exists.', 'id');
     const after = await w.deps.store.accounts.rename(before.id, field(form, 'label'));
-    return { kind: 'ok', text: `Renamed "${before.label}" to "${after.label}".` };
+    return { ok: `Renamed "${before.label}" to "${after.label}".` };
   } catch (error) {
-    return { kind: 'error', text: `Not renamed: ${errorText(error, w)}` };
+    return failed('Not renamed: ', error, w, fieldOf(error, ['label']));
   }
 }
 
-export async function makeDefault(w: WebDeps, form: Form): Promise<Flash> {
+export async function makeDefault(w: WebDeps, form: Form): Promise<Outcome> {
   try {
     const account = await w.deps.store.accounts.find(field(form, 'id'));
     if (!account) throw new InputError('That account no longer exists.', 'id');
     await w.deps.store.accounts.setDefault(account.id);
-    return { kind: 'ok', text: `"${account.label}" is now the default ${account.provider} account.` };
+    return { ok: `"${account.label}" is now the default ${account.provider} account.` };
   } catch (error) {
-    return { kind: 'error', text: `Not changed: ${errorText(error, w)}` };
+    return failed('Not changed: ', error, w);
   }
 }
 
 /** Deletes the account's triggers through triggers_delete first (so provider webhooks are removed), then the account. */
-export async function removeAccount(w: WebDeps, form: Form): Promise<Flash> {
+export async function removeAccount(w: WebDeps, form: Form): Promise<Outcome> {
   try {
     if (field(form, 'confirm') !== 'yes') throw new InputError('Removing an account needs the confirmation step.', 'confirm');
     const account = await w.deps.store.accounts.find(field(form, 'id'));
@@ -93,51 +130,48 @@ export async function removeAccount(w: WebDeps, form: Form): Promise<Flash> {
       if (result.note) notes.push(result.note);
     }
     await w.deps.store.accounts.remove(account.id);
-    return { kind: 'ok', text: [`Removed ${account.provider} account "${account.label}".`, ...notes].join(' ') };
+    return { ok: [`Removed ${account.provider} account "${account.label}".`, ...notes].join(' ') };
   } catch (error) {
-    return { kind: 'error', text: `Not removed: ${errorText(error, w)}` };
+    return failed('Not removed: ', error, w);
   }
 }
 
-const SIMPLE_FIELDS: Record<Provider, string[]> = { outlook: ['folder', 'filter', 'mailbox'], github: ['repo'], vercel: ['project'], sales: [] };
-
-/** triggers_create with the form's kind, account and config (JSON plus the simple fields of the kind's provider). */
-export async function createTrigger(w: WebDeps, form: Form): Promise<Flash> {
+/** triggers_create with the form's kind, account and the config fields of that kind. */
+export async function createTrigger(w: WebDeps, form: Form): Promise<Outcome> {
+  const choice = kindChoices(w.deps.triggers?.kinds ?? new Map()).find((k) => k.kind === field(form, 'kind'));
   try {
-    const kind = field(form, 'kind');
-    const provider = w.deps.triggers?.kinds.get(kind)?.connector;
-    let config: Record<string, unknown> = {};
-    const json = field(form, 'config');
-    if (json) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(json);
-      } catch {
-        throw new InputError('More config must be a JSON object, e.g. {"poll_interval_seconds": 60}.', 'config');
-      }
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InputError('More config must be a JSON object.', 'config');
-      config = parsed as Record<string, unknown>;
-    }
-    for (const name of provider ? SIMPLE_FIELDS[provider] : []) {
-      const value = field(form, name);
-      if (value) config[name] = value;
-    }
+    if (!choice) throw new InputError('Choose a kind of trigger from the list.', 'kind');
+    const config = configFromForm(choice, form);
     const account = field(form, 'account');
-    const result = (await triggersCreate.call({ kind, ...(account ? { account } : {}), config }, context(w))) as {
+    const result = (await triggersCreate.call({ kind: choice.kind, ...(account ? { account } : {}), config }, context(w))) as {
       trigger: { id: string };
       next: string;
     };
-    return { kind: 'ok', text: `Created trigger ${result.trigger.id}. ${result.next}` };
+    return { ok: `Created trigger ${result.trigger.id}. ${result.next}` };
   } catch (error) {
-    return { kind: 'error', text: `Trigger not created: ${errorText(error, w)}` };
+    const fieldName = error instanceof AccountError ? 'account' : error instanceof InputError ? formFieldOf(error.field, choice?.connector) : undefined;
+    return failed('Trigger not created: ', error, w, fieldName);
   }
 }
 
-export async function removeTrigger(w: WebDeps, form: Form): Promise<Flash> {
+export async function removeTrigger(w: WebDeps, form: Form): Promise<Outcome> {
   try {
     const result = (await triggersDelete.call({ id: field(form, 'id') }, context(w))) as { id: string; kind: string; note?: string };
-    return { kind: 'ok', text: `Removed trigger ${result.id} (${result.kind}); it delivers no more events.${result.note ? ` ${result.note}` : ''}` };
+    return { ok: `Removed trigger ${result.id} (${result.kind}); it delivers no more events.${result.note ? ` ${result.note}` : ''}` };
   } catch (error) {
-    return { kind: 'error', text: `Trigger not removed: ${errorText(error, w)}` };
+    return failed('Trigger not removed: ', error, w);
+  }
+}
+
+/** "Send test event": a synthetic event, marked as a test, through the normal event log. */
+export async function sendTest(w: WebDeps, form: Form): Promise<Outcome> {
+  try {
+    if (!w.deps.triggers) throw new Error('Triggers are not available in this process.');
+    const event = await sendTestEvent(w.deps.store, w.deps.triggers.log, field(form, 'id'), 'the Integrations page');
+    return {
+      ok: `Sent test event #${event.id} to trigger ${event.triggerId} (${event.kind}). Agents, switchboard events tail and forwarding get it like any other event; its payload says "test": true.`,
+    };
+  } catch (error) {
+    return failed('Test event not sent: ', error, w);
   }
 }

@@ -1,13 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../mcp/http.js';
-import { addCredential, createTrigger, makeDefault, removeAccount, removeTrigger, renameAccount, type WebDeps } from './actions.js';
-import { loginPage, messagePage } from './layout.js';
-import { confirmRemovePage, integrationsPage } from './page.js';
-import { field, newNonce, readForm, redirect, sameOrigin, sendHtml, sendText, type Form } from './respond.js';
-import { Sessions, type Flash, type WebSession } from './session.js';
-import { beginInPopup, completeInPopup, oauthProvider, serverSignIn, SIGN_IN_UNAVAILABLE } from './signin.js';
-import type { EventRow, TriggerRow } from './triggers-view.js';
+import { PROVIDERS } from '../store/types.js';
 import { triggersList } from '../triggers/tools.js';
+import { confirmRemovePage } from './accounts-view.js';
+import { addCredential, createTrigger, makeDefault, removeAccount, removeTrigger, renameAccount, sendTest, type Outcome, type WebDeps } from './actions.js';
+import type { EventRow } from './events-view.js';
+import { keptValues } from './forms.js';
+import { loginPage, messagePage } from './layout.js';
+import { eventStreamRoute } from './live.js';
+import { integrationsPage, type McpEndpoint } from './page.js';
+import { field, newNonce, readForm, redirect, requestOrigin, sameOrigin, sendHtml, sendText, type Form } from './respond.js';
+import { Sessions, type Notice, type WebSession } from './session.js';
+import { beginInPopup, completeInPopup, oauthProvider, serverSignIn, SIGN_IN_UNAVAILABLE } from './signin.js';
+import { kindChoices } from './trigger-form.js';
+import type { TriggerRow } from './triggers-view.js';
 
 export type { WebDeps } from './actions.js';
 
@@ -47,18 +53,35 @@ export function webRoutes(w: WebDeps): Route[] {
     return { session: session!, form };
   };
 
-  const action =
-    (path: string, run: (w: WebDeps, form: Form) => Promise<Flash>, anchor: string): Route => ({
-      method: 'POST',
-      path,
-      public: true,
-      async handle(req, res) {
-        const posted = await postSession(req, res);
-        if (!posted) return;
-        posted.session.flash = await run(web, posted.form);
-        redirect(res, `/#${anchor}`);
-      },
-    });
+  /**
+   * A form action. Success: a message at the top of its section. Failure: shown next to the field it is about in
+   * the form it came from (`formId`), with what was typed, and the page opens at the message; without a form, at the top of the section.
+   */
+  const action = (path: string, run: (w: WebDeps, form: Form) => Promise<Outcome>, section: Notice['section'], formId?: (form: Form) => string): Route => ({
+    method: 'POST',
+    path,
+    public: true,
+    async handle(req, res) {
+      const posted = await postSession(req, res);
+      if (!posted) return;
+      const outcome = await run(web, posted.form);
+      const { session, form } = posted;
+      if ('ok' in outcome) {
+        session.notice = { kind: 'ok', text: outcome.ok, section };
+        return redirect(res, '/#notice');
+      }
+      const id = formId?.(form);
+      if (!id) {
+        session.notice = { kind: 'error', text: outcome.error, section };
+        return redirect(res, '/#notice');
+      }
+      session.problem = { form: id, field: outcome.field, text: outcome.error, values: keptValues(form) };
+      redirect(res, `/#${id}-error`);
+    },
+  });
+
+  /** Who may see the page and its event stream: anyone on loopback without a token, else a logged-in session or the bearer token. */
+  const mayView = (req: IncomingMessage) => !sessions.tokenRequired || sessions.bearerOk(req) || !!sessions.get(req)?.authed;
 
   return [
     {
@@ -69,18 +92,31 @@ export function webRoutes(w: WebDeps): Route[] {
         const view = viewSession(req, res);
         if (!view) return;
         const { session } = view;
-        const flash = session.flash;
-        session.flash = undefined;
+        let { notice, problem } = session;
+        session.notice = session.problem = undefined;
         const nonce = newNonce();
         const api = await signIn();
+        const lastEventId = await w.deps.store.events.lastId();
+        const accounts = await w.deps.store.accounts.list();
+        // A failed form that is no longer on the page (its account was removed meanwhile) reports at the top instead.
+        const forms = new Set(['trigger-form', ...PROVIDERS.map((p) => `add-${p}`), ...accounts.map((a) => `rename-${a.id}`)]);
+        if (problem && !forms.has(problem.form)) {
+          notice = { kind: 'error', text: problem.text, section: 'accounts' };
+          problem = undefined;
+        }
         const body = integrationsPage({
           nonce,
           csrf: session.csrf,
-          flash,
-          accounts: await w.deps.store.accounts.list(),
+          now: Date.now(),
+          notice,
+          problem,
+          accounts,
           triggers: await listTriggers(web),
-          events: await recentEvents(web, 20),
-          kinds: [...(w.deps.triggers?.kinds.values() ?? [])].map((k) => ({ kind: k.kind, connector: k.connector, description: k.description })),
+          events: await recentEvents(web, lastEventId, 20),
+          lastEventId,
+          kinds: kindChoices(w.deps.triggers?.kinds ?? new Map()),
+          endpoint: mcpEndpoint(w, req),
+          sandbox: w.config.sandbox,
           signInUnavailable: api ? undefined : SIGN_IN_UNAVAILABLE,
           canLogOut: sessions.tokenRequired,
         });
@@ -116,12 +152,14 @@ export function webRoutes(w: WebDeps): Route[] {
         redirect(res, '/', { 'set-cookie': sessions.clearCookie(req) });
       },
     },
-    action('/accounts/add', addCredential, 'accounts'),
-    action('/accounts/rename', renameAccount, 'accounts'),
+    action('/accounts/add', addCredential, 'accounts', (form) => `add-${field(form, 'provider')}`),
+    action('/accounts/rename', renameAccount, 'accounts', (form) => `rename-${field(form, 'id')}`),
     action('/accounts/default', makeDefault, 'accounts'),
     action('/accounts/remove', removeAccount, 'accounts'),
-    action('/triggers/create', createTrigger, 'triggers'),
+    action('/triggers/create', createTrigger, 'triggers', () => 'trigger-form'),
     action('/triggers/remove', removeTrigger, 'triggers'),
+    action('/triggers/test', sendTest, 'triggers'),
+    eventStreamRoute(web, mayView),
     {
       method: 'GET',
       path: '/accounts/remove',
@@ -160,14 +198,19 @@ async function listTriggers(w: WebDeps): Promise<TriggerRow[]> {
   return ((await triggersList.call({}, ctx)) as { triggers: TriggerRow[] }).triggers;
 }
 
-/** The newest events of all triggers, newest first. */
-async function recentEvents(w: WebDeps, count: number): Promise<EventRow[]> {
+/** The newest events of all triggers (up to `last`), newest first. */
+async function recentEvents(w: WebDeps, last: number, count: number): Promise<EventRow[]> {
   const events = w.deps.store.events;
-  const last = await events.lastId();
   let from = Math.max(0, last - count);
   for (;;) {
-    const batch = await events.after(from, { limit: last - from });
+    const batch = await events.after(from, { limit: last - from, payloads: false });
     if (batch.length >= count || from === 0) return batch.slice(-count).reverse();
     from = Math.max(0, from - count * 4);
   }
+}
+
+/** MCP over HTTP is served at /mcp of this same listener, as the browser reached it; over stdio the client starts the server. */
+function mcpEndpoint(w: WebDeps, req: IncomingMessage): McpEndpoint {
+  if (w.config.transport === 'http') return { transport: 'http', url: `${requestOrigin(req, w.config.http.publicUrl)}/mcp` };
+  return { transport: 'stdio', command: `switchboard serve${w.config.sandbox ? ' --sandbox' : ''}` };
 }

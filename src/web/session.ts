@@ -1,9 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { FormProblem } from './forms.js';
 
-export interface Flash {
+/** A message for the next page view, shown at the top of the section the action belongs to. */
+export interface Notice {
   kind: 'ok' | 'error';
   text: string;
+  section: 'accounts' | 'triggers';
 }
 
 /** A browser session: a random id kept only in memory, its CSRF token, and whether it has logged in. */
@@ -12,7 +15,9 @@ export interface WebSession {
   csrf: string;
   authed: boolean;
   lastSeen: number;
-  flash?: Flash;
+  notice?: Notice;
+  /** The last form post that failed, shown once with the message next to its field. */
+  problem?: FormProblem;
 }
 
 export interface SessionOptions {

@@ -4,7 +4,7 @@ import type { Provider } from '../store/types.js';
 import { errorText, type WebDeps } from './actions.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
-import { PROVIDER_INFO } from './page.js';
+import { PROVIDER_INFO } from './providers.js';
 import { field, newNonce, requestOrigin, sendHtml, type Form } from './respond.js';
 
 export type { SignInApi };
@@ -55,7 +55,7 @@ export async function beginInPopup(w: WebDeps, req: IncomingMessage, res: Server
       title: `Sign in with ${title}`,
       nonce,
       script: false,
-      body: html`<section><p>Opening ${title} sign-in… <a id="go" href="${url.href}">Continue</a></p></section>
+      body: html`<section class="panel"><p>Opening ${title} sign-in… <a id="go" href="${url.href}">Continue</a></p></section>
 <script nonce="${nonce}">location.replace(document.getElementById('go').href);</script>`,
     }),
   );
@@ -92,8 +92,8 @@ function resultPage(nonce: string, r: { ok: boolean; provider?: Provider; messag
     title: r.ok ? 'Signed in' : 'Sign-in failed',
     nonce,
     script: false,
-    body: html`<section id="result" data-ok="${r.ok ? '1' : '0'}" data-message="${r.message}">
-<div class="flash ${r.ok ? 'ok' : 'error'}" role="status">${r.message}</div>
+    body: html`<section class="panel" id="result" data-ok="${r.ok ? '1' : '0'}" data-message="${r.message}">
+<div class="notice ${r.ok ? 'ok' : 'error'}" role="${r.ok ? 'status' : 'alert'}"><p>${r.message}</p></div>
 <p>${r.ok ? 'You can close this window.' : html`<a href="/">Back to Integrations</a>`}</p>
 </section>
 <script nonce="${nonce}">(function () {

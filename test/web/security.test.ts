@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, startWebServer, type WebServer } from './server.js';
+import { launchBrowser } from './browser.js';
+import { startWebServer, type WebServer } from './server.js';
 
 /** A page view over plain HTTP: its session cookie and CSRF token. */
 async function view(base: string, headers: Record<string, string> = {}): Promise<{ cookie: string; csrf: string; status: number; body: string }> {
@@ -51,6 +52,25 @@ describe('Integrations page security (loopback, no token)', () => {
     const ok = await post(server.url, '/accounts/rename', { id: github.id, label: 'renamed', csrf }, { cookie });
     expect(ok.status).toBe(303);
     expect((await server.store.accounts.find(github.id))?.label).toBe('renamed');
+  });
+
+  it('sends a test event only with the CSRF token, from this page', async () => {
+    const { cookie, csrf } = await view(server.url);
+    const github = (await server.store.accounts.list({ provider: 'github' }))[0]!;
+    const trigger = await server.store.triggers.create({ kind: 'github.new_star', accountId: github.id, config: { repo: 'sbx-octocat/hello-world' } });
+    const before = await server.store.events.lastId();
+    for (const [fields, headers] of [
+      [{ id: trigger.id }, { cookie }],
+      [{ id: trigger.id, csrf }, {}],
+      [{ id: trigger.id, csrf }, { cookie, origin: 'http://evil.example' }],
+    ] as const) {
+      expect((await post(server.url, '/triggers/test', fields, headers)).status).toBe(403);
+    }
+    expect(await server.store.events.lastId()).toBe(before);
+    expect((await post(server.url, '/triggers/test', { id: trigger.id, csrf }, { cookie })).status).toBe(303);
+    const [event] = await server.store.events.after(before, { limit: 5 });
+    expect(event?.payload.test).toBe(true);
+    await server.store.triggers.remove(trigger.id);
   });
 
   it('removes an account only with the confirmation field', async () => {
@@ -118,6 +138,23 @@ describe('Integrations page behind SWITCHBOARD_HTTP_TOKEN', () => {
     expect(bearer.status).toBe(200);
   });
 
+  it('streams events only to a logged-in session or the bearer token', async () => {
+    const stream = (headers: Record<string, string>) => fetch(`${server.url}/events/stream`, { headers, signal: AbortSignal.timeout(5_000) });
+    const anonymous = await stream({});
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).not.toContain('event:');
+    const first = await view(server.url);
+    expect((await stream({ cookie: first.cookie })).status).toBe(401);
+    const login = await post(server.url, '/login', { token: TOKEN, csrf: first.csrf }, { cookie: first.cookie });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+    for (const headers of [{ cookie }, { authorization: `Bearer ${TOKEN}` }] as Array<Record<string, string>>) {
+      const res = await stream(headers);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      await res.body!.cancel();
+    }
+  });
+
   it('logs in through the form in a browser', async () => {
     const browser = await launchBrowser();
     try {
@@ -126,7 +163,7 @@ describe('Integrations page behind SWITCHBOARD_HTTP_TOKEN', () => {
       expect(first?.status()).toBe(401);
       await page.locator('input[name=token]').fill('not it');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      expect(await page.locator('.flash.error').textContent()).toContain('not right');
+      expect(await page.locator('#login-error').textContent()).toContain('not right');
       await page.locator('input[name=token]').fill(TOKEN);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForSelector('#accounts');

@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { createSignIn } from '../../src/accounts/sign-in.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -18,18 +17,6 @@ import { Runner } from '../../src/triggers/runner.js';
 import { webhookRoutes } from '../../src/triggers/webhooks.js';
 import { webRoutes, type WebDeps } from '../../src/web/index.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 export interface WebServer {
   url: string;
   sandbox: Sandbox;
@@ -43,7 +30,7 @@ export interface WebServer {
 }
 
 /** The page's routes on a real listener, in process: sandbox providers, a store with one sample account each, a runner. */
-export async function startWebServer(options: { token?: string; signIn?: WebDeps['signIn'] } = {}): Promise<WebServer> {
+export async function startWebServer(options: { token?: string; signIn?: WebDeps['signIn']; http?: boolean; sandbox?: boolean } = {}): Promise<WebServer> {
   // Without options.signIn, the page signs in with the real browser sign-in against the sandbox's authorization servers.
   const sandbox = await startSandbox();
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-web-'));
@@ -71,7 +58,7 @@ export async function startWebServer(options: { token?: string; signIn?: WebDeps
     signIn: createSignIn({ store, baseUrls: sandbox.baseUrls, oauth: sandbox.oauthSettings, redactor }),
   };
   const config = {
-    ...loadConfig({ SWITCHBOARD_SECRET_KEY: secretKey, ...(options.token ? { SWITCHBOARD_HTTP_TOKEN: options.token } : {}) }, { 'data-dir': dataDir }),
+    ...loadConfig({ SWITCHBOARD_SECRET_KEY: secretKey, ...(options.token ? { SWITCHBOARD_HTTP_TOKEN: options.token } : {}) }, { 'data-dir': dataDir, http: options.http, sandbox: options.sandbox }),
     baseUrls: sandbox.baseUrls,
   };
   const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, tickMs: 20 });
@@ -100,24 +87,6 @@ export async function startWebServer(options: { token?: string; signIn?: WebDeps
       await store.close();
       await sandbox.close();
       rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Debian's chromium, driven by playwright-core; fails (never skips) when it is not installed. */
-export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser tests need it. Install it with: apt-get update && apt-get install -y chromium (.ci/run does this).`);
-  }
-  const userDataDir = mkdtempSync(join(tmpdir(), 'switchboard-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-  // Well inside the test timeout, so a stuck step fails with what it was waiting for.
-  context.setDefaultTimeout(8_000);
-  return {
-    context,
-    async close() {
-      await context.close();
-      rmSync(userDataDir, { recursive: true, force: true });
     },
   };
 }
