@@ -57,7 +57,7 @@ describe('adding a Vercel account for a team', () => {
     expect(message).toContain('Vercel answered 404: Team not found');
     expect(message).toContain('team_sbx (slug sbx-team, "Sandbox Team")');
     expect(message).not.toContain('team_other');
-    expect(message).toContain('--team <id or slug>');
+    expect(message).toContain('--team on the command line');
     expect(message).toMatch(/leave it out to use the personal account/);
     expect(paths()).toEqual(['GET /v2/user', 'GET /v2/teams/team_abc123', 'GET /v2/teams']);
     expect(await vercelLabels()).toEqual(['sample']);
@@ -114,8 +114,8 @@ describe('adding a Vercel account for a team', () => {
         ['team', [team]],
       ]);
     const bad = await addCredential(w, form('team_abc123', 'page-bad'));
-    expect(bad).toMatchObject({ kind: 'error', text: expect.stringContaining('Teams this token can see: team_sbx') });
-    expect(await addCredential(w, form('sbx-team', 'page'))).toMatchObject({ kind: 'ok' });
+    expect(bad).toMatchObject({ field: 'team', error: expect.stringContaining('Teams this token can see: team_sbx') });
+    expect(await addCredential(w, form('sbx-team', 'page'))).toMatchObject({ ok: expect.stringContaining('Connected vercel account "page"') });
     expect((await h.store.accounts.find('page', 'vercel'))!.meta.teamId).toBe('team_sbx');
     expect(await vercelLabels()).toEqual(['page', 'sample']);
   });

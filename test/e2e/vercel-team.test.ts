@@ -25,7 +25,7 @@ describe('switchboard accounts add vercel --team', () => {
     const r = await runCli(['accounts', 'add', 'vercel', '--token-stdin', '--team', 'team_abc123'], { env, stdin: SANDBOX_TOKENS.vercel });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('team_sbx (slug sbx-team, "Sandbox Team")');
-    expect(r.stderr).toContain('--team <id or slug>');
+    expect(r.stderr).toContain('--team on the command line');
     expect(r.stderr + r.stdout).not.toContain(SANDBOX_TOKENS.vercel);
     const list = await runCli(['accounts', 'list', '--json'], { env });
     expect(JSON.parse(list.stdout)).toEqual([]);

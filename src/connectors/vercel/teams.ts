@@ -18,7 +18,7 @@ interface TeamBody {
 
 // Vercel team ids are team_ plus letters and digits; slugs are letters, digits and hyphens.
 const TEAM_REF = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-const FIX = 'Set the team to one of these ids or slugs (--team <id or slug>), or leave it out to use the personal account\'s resources. Nothing was stored.';
+const FIX = 'Give one of these ids or slugs as the team (--team on the command line, the Team field on the page), or leave it out to use the personal account\'s resources. Nothing was stored.';
 
 export function accountTeam(account: Pick<Account, 'provider' | 'meta'>): AccountTeam | null {
   const id = account.meta.teamId;
