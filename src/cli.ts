@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { signInFromCli } from './accounts/cli-sign-in.js';
-import { addAccount, checkProvider, formatAccounts, listAccounts, removeAccount } from './accounts/commands.js';
 import { loadConfig, type Config, type Flags } from './config.js';
-import { formatTriggers, runTriggerTool, setWebhookSecret, tailEvents } from './triggers/commands.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
-import { serve, VERSION } from './serve.js';
-import { rotateSecrets } from './store/rotate.js';
 import type { Provider } from './store/types.js';
+import { VERSION } from './version.js';
+
+// Each command loads its own modules: `serve` must not pay for the connectors, the store or undici before its first answer.
+const accounts = () => import('./accounts/commands.js');
+const triggers = () => import('./triggers/commands.js');
 
 const HELP = `switchboard ${VERSION}: an MCP server for Outlook, GitHub, Vercel and a sales-intelligence API
 
@@ -80,15 +80,17 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig(process.env, values as Flags);
 
   if (command === 'serve') {
+    const { serve } = await import('./serve.js');
     const running = await serve(config, { stdin: process.stdin, stdout: process.stdout });
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close());
     await running.closed;
     return 0;
   }
   if (command === 'accounts') {
+    const { addAccount, checkProvider, formatAccounts, listAccounts, removeAccount } = await accounts();
     if (sub === 'list') {
-      const accounts = await listAccounts(config);
-      return print(values.json ? JSON.stringify(accounts, null, 2) : formatAccounts(accounts));
+      const list = await listAccounts(config);
+      return print(values.json ? JSON.stringify(list, null, 2) : formatAccounts(list));
     }
     if (sub === 'remove') {
       if (!arg) throw new InputError('Name the account to remove: switchboard accounts remove <id|label>.');
@@ -124,6 +126,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'triggers') return triggersCommand(config, sub, arg, values);
   if (command === 'secrets' && sub === 'rotate') {
+    const { rotateSecrets } = await import('./store/rotate.js');
     const r = await rotateSecrets({ dataDir: config.dataDir, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: values.force });
     const counts = `Re-encrypted ${r.accounts} account, ${r.triggers} trigger and ${r.hooks} webhook secret(s) under a new key, in one transaction.`;
     if (r.newKeyIn === 'keyFile') return print(`${counts}\nThe new key is in ${r.keyFile} (the old key is gone); keep a backup of that file.`);
@@ -135,6 +138,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'events' && sub === 'tail') {
     const stop = new AbortController();
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+    const { tailEvents } = await triggers();
     await tailEvents(config, {
       triggerId: values.trigger,
       json: values.json ?? false,
@@ -154,6 +158,7 @@ async function signInCommand(config: Config, provider: Provider, values: Record<
   if (values['token-stdin'] || values['api-key-stdin']) throw new InputError('--device and --browser sign in; they do not read a token from standard input.');
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const { signInFromCli } = await import('./accounts/cli-sign-in.js');
   const account = await signInFromCli(config, provider, {
     mode: values.device ? 'device' : 'browser',
     label: values.label,
@@ -166,6 +171,7 @@ async function signInCommand(config: Config, provider: Provider, values: Record<
 }
 
 async function triggersCommand(config: Config, sub: string | undefined, arg: string | undefined, values: Record<string, any>): Promise<number> {
+  const { formatTriggers, runTriggerTool, setWebhookSecret } = await triggers();
   if (sub === 'list') {
     const { triggers } = (await runTriggerTool(config, 'list', {})) as { triggers: Array<Record<string, unknown>> };
     return print(values.json ? JSON.stringify(triggers, null, 2) : formatTriggers(triggers));

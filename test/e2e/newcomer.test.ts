@@ -186,8 +186,17 @@ describe('serve over stdio', () => {
     await c.connect(transport);
     const pid = transport.pid!;
     await c.close();
-    await new Promise((r) => setTimeout(r, 300));
-    expect(() => process.kill(pid, 0)).toThrow();
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 10_000;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(alive()).toBe(false);
   });
 });
 
