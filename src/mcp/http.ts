@@ -5,6 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { InputError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 export interface Route {
@@ -177,13 +178,18 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     }
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    clearInterval(sweep);
+    throw listenError(error as NodeJS.ErrnoException, options.host, options.port);
+  }
   port = (server.address() as AddressInfo).port;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
 
@@ -200,6 +206,27 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       });
     },
   };
+}
+
+/** Why the listener could not bind, and which flag fixes it. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): InputError {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new InputError(
+        `Cannot listen on ${where}: port ${port} is in use by another process (EADDRINUSE). Stop that process, choose another port with --port N, or use --port 0 for any free one.`,
+        'port',
+      );
+    case 'EACCES':
+      return new InputError(`Cannot listen on ${where}: port ${port} needs privileges this process lacks (EACCES). Choose a port from 1024 up with --port N, or --port 0 for any free one.`, 'port');
+    case 'EADDRNOTAVAIL':
+      return new InputError(`Cannot listen on ${where}: no network interface of this machine has the address ${host} (EADDRNOTAVAIL). Choose one of its addresses with --host, or --host 127.0.0.1.`, 'host');
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new InputError(`Cannot listen on ${where}: the host name ${host} does not resolve (${error.code}). Give an address with --host, e.g. --host 127.0.0.1.`, 'host');
+    default:
+      return new InputError(`Cannot listen on ${where}: ${error.message}. Choose another address with --host and --port.`, 'port');
+  }
 }
 
 function digest(value: string): Buffer {
