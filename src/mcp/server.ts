@@ -12,6 +12,8 @@ import {
   type CallToolResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { randomUUID } from 'node:crypto';
 import { AccountError, toErrorResult } from '../errors.js';
 import type { Provider } from '../store/types.js';
@@ -65,6 +67,11 @@ function listedTools(tools: Tool[]): McpTool[] {
   return listed;
 }
 
+// The SDK builds an Ajv instance for every server (tens of ms at start-up, and again for each HTTP session) to check
+// answers to form elicitation, which this server does not use (it elicits by URL only); one is built on first use.
+let ajv: AjvJsonSchemaValidator | undefined;
+const validator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+
 /** A server whose dependencies may still be loading: initialize and tools/list need nothing more than this. */
 export interface ServerSetup {
   version: string;
@@ -87,7 +94,7 @@ export function createServer(deps: ServerDeps): Server {
 export function createLazyServer(setup: ServerSetup): Server {
   const server = new Server(
     { name: 'switchboard', title: 'Switchboard', version: setup.version },
-    { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   const needDeps = () => {
     setup.load?.();
