@@ -2,8 +2,8 @@ import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { InputError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -46,6 +46,12 @@ interface Session {
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+// Only a listener that serves MCP needs the SDK's HTTP transports: the stdio lease holder's listener does not load them.
+async function mcpTransports() {
+  const [sse, streamable] = await Promise.all([import('@modelcontextprotocol/sdk/server/sse.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
+  return { SSEServerTransport: sse.SSEServerTransport, StreamableHTTPServerTransport: streamable.StreamableHTTPServerTransport };
+}
+
 export function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
@@ -58,6 +64,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         'Set SWITCHBOARD_HTTP_TOKEN to a long random value, or bind 127.0.0.1.',
     );
   }
+  const transports = options.mcp ? await mcpTransports() : undefined;
   const maxSessions = options.maxSessions ?? 200;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const sessions = new Map<string, Session>();
@@ -98,6 +105,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
   }, Math.min(60_000, idleMs)).unref();
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { StreamableHTTPServerTransport } = transports!;
     const id = header(req, 'mcp-session-id');
     if (req.method === 'POST') {
       const body = await readJson(req, res);
@@ -132,6 +140,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
   }
 
   async function handleLegacySse(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const { SSEServerTransport } = transports!;
     if (url.pathname === '/sse' && req.method === 'GET') {
       if (sessions.size >= maxSessions) return rpcError(res, 503, -32000, `Session limit (${maxSessions}) reached; retry later.`);
       const transport = new SSEServerTransport('/messages', res);
