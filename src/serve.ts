@@ -51,15 +51,16 @@ export async function serve(config: Config, io: { stdin: NodeJS.ReadableStream; 
     return { close, closed };
   }
 
+  // Over stdio the runtime loads in the background; the requests that need it wait for it.
   const stopping = new AbortController();
   let runtime: Promise<Runtime> | undefined;
-  let loaded!: (runtime: Promise<Runtime>) => void;
-  const ready = new Promise<Runtime>((resolve) => (loaded = resolve));
+  let handOver!: (runtime: Promise<Runtime>) => void;
+  const ready = new Promise<Runtime>((resolve) => (handOver = resolve));
   const load = () => {
     clearTimeout(quiet);
     if (runtime || stopping.signal.aborted) return;
     runtime = import('./runtime.js').then(({ startRuntime }) => startRuntime(config, { ...options, signal: stopping.signal }));
-    loaded(runtime);
+    handOver(runtime);
     runtime.then(
       (r) => r.sandbox && printSandboxBanner(r.sandbox, 'stdio'),
       (error: unknown) => void close(error),
