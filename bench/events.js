@@ -8,7 +8,7 @@ import { createLogger } from '../dist/log.js';
 import { startHttpListener } from '../dist/mcp/http.js';
 import { createServer } from '../dist/mcp/server.js';
 import { Redactor } from '../dist/redact.js';
-import { buildTools } from '../dist/serve.js';
+import { buildTools } from '../dist/registry.js';
 import { openStore } from '../dist/store/index.js';
 import { EventLog } from '../dist/triggers/event-log.js';
 import { TRIGGER_KINDS } from '../dist/triggers/kinds.js';

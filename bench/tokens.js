@@ -1,6 +1,6 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { toMcpTool } from '../dist/tool.js';
-import { buildTools } from '../dist/serve.js';
+import { buildTools } from '../dist/registry.js';
 import { discoveryTools } from '../dist/mcp/discovery.js';
 
 /** What tools/list costs a model: tokens (o200k_base) and bytes, per connector and for the 10 largest tools. */

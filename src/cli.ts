@@ -321,7 +321,7 @@ function configOf(opts: Record<string, unknown>): Config {
 async function withConfig(opts: Record<string, unknown>, run: (config: Config) => Promise<void>): Promise<void> {
   const config = configOf(opts);
   if (!config.sandbox) return run(config);
-  const { joinSandbox } = await import('./sandbox/runtime.js');
+  const { joinSandbox } = await import('./sandbox/shared.js');
   const session = await joinSandbox(config);
   if (session.temporary) say('No serve --sandbox is running, so this command uses stand-ins of its own (sample data, gone when it ends).');
   try {

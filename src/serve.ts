@@ -1,163 +1,110 @@
-import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { Agent } from 'undici';
-import { ResponseCache } from './http/client.js';
-import { TokenRefresher } from './accounts/refresh.js';
-import { createSignIn } from './accounts/sign-in.js';
-import { accountsList } from './accounts/tools.js';
 import type { Config } from './config.js';
-import { connectorTools } from './connectors/index.js';
 import { createLogger } from './log.js';
-import { startHttpListener, type HttpListener } from './mcp/http.js';
-import { discoveryTools } from './mcp/discovery.js';
-import { createServer, type ServerDeps } from './mcp/server.js';
+import { createLazyServer, type ServerDeps } from './mcp/server.js';
 import { Redactor } from './redact.js';
-import { ResultBudget } from './result-budget.js';
-import type { Sandbox } from './sandbox/index.js';
-import { openStore } from './store/index.js';
-import type { Provider } from './store/types.js';
-import type { Tool } from './tool.js';
-import { EventLog } from './triggers/event-log.js';
-import { TRIGGER_KINDS } from './triggers/kinds.js';
-import { Runner } from './triggers/runner.js';
-import { triggerTools } from './triggers/tools.js';
-import { webhookRoutes } from './triggers/webhooks.js';
-import { webRoutes } from './web/index.js';
+import type { Runtime } from './runtime.js';
+import { manifestTools, readToolManifest } from './tool-manifest.js';
 import { VERSION } from './version.js';
 
 export { VERSION };
 
 export interface Running {
   close(): Promise<void>;
-  /** Resolves once the server has shut down (stdin closed, a signal, or close()). */
+  /** Resolves once the server has shut down (stdin closed, a signal, or close()); rejects when it could not start. */
   closed: Promise<void>;
 }
 
-/** The tools a server lists: connector tools for the chosen toolsets, then the platform's; read-only keeps only reads. */
-export function buildTools(options: { readOnly: boolean; toolsets?: Provider[] }): Tool[] {
-  const platform = [accountsList, ...triggerTools].filter((t) => !options.readOnly || t.effect === 'read');
-  return [...connectorTools(options), ...platform];
-}
+/**
+ * Over stdio, the runtime (tools, store, event log, runner, listener) loads as soon as a request needs it, else once
+ * the client has been quiet this long after connecting or listing tools: loading it at once would compete for the
+ * CPU with the client reading the tool list, the moment a desktop assistant waits for.
+ */
+const LOAD_WHEN_QUIET_MS = 100;
 
-/** `switchboard serve`: store, tools and the chosen transport; in sandbox mode, local stand-in providers too. */
+/**
+ * `switchboard serve`: the tools, the store and the chosen transport; in sandbox mode, local stand-in providers too.
+ * Over stdio, initialize and tools/list are answered from the build's tool manifest while the rest loads.
+ */
 export async function serve(
   config: Config,
   io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; /** How to run this CLI again, for the sandbox banner. */ cli?: string },
 ): Promise<Running> {
+  const since = new Date();
   const redactor = new Redactor();
   const logger = createLogger({ level: config.logLevel, redactor });
-  let sandbox: Sandbox | undefined;
-  let baseUrls = config.baseUrls;
-  const dataDir = config.sandbox ? join(config.dataDir, 'sandbox') : config.dataDir;
-  if (config.sandbox) {
-    // Loaded only when asked for: the stand-in providers are most of the code.
-    const { startSandbox } = await import('./sandbox/index.js');
-    sandbox = await startSandbox();
-    baseUrls = sandbox.baseUrls;
-  }
-  const store = await openStore({ dataDir, secretKey: config.secretKey, redactor });
-  if (sandbox) await (await import('./sandbox/runtime.js')).seedSandboxAccounts(store);
-
-  const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 30_000 });
-  // In sandbox mode the sandbox's authorization servers and client ids replace the configured ones.
-  const oauth = sandbox ? sandbox.oauthSettings : config.oauth;
-  const log = new EventLog(store.events);
-  await log.start();
-  let runner: Runner | undefined;
-  const deps: ServerDeps = {
-    store,
-    triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl, pollSoon: (id) => runner?.pollSoon(id) },
-    baseUrls,
-    redactor,
-    readOnly: config.readOnly,
-    dispatcher,
-    cache: new ResponseCache(),
-    salesCacheDays: config.salesCacheDays,
-    results: new ResultBudget({ maxTokens: config.maxResultTokens }),
-    signIn: createSignIn({ store, baseUrls, oauth, dispatcher, redactor }),
-    tokens: new TokenRefresher({ store, oauth, redactor, logger }),
-    // The process serving HTTP also serves the sign-in callback (the lease holder, in stdio mode).
-    signInBase: () => (listener ? (config.http.publicUrl ?? listener.url) : undefined),
-    logger,
-    version: VERSION,
-    tools: config.toolMode === 'discover' ? discoveryTools(buildTools(config)) : buildTools(config),
-  };
+  const manifest = readToolManifest();
+  const listed = manifest && manifestTools(manifest, config);
+  const options = { redactor, logger, version: VERSION, since };
 
   let resolveClosed!: () => void;
-  const closed = new Promise<void>((r) => (resolveClosed = r));
-  const closers: Array<() => Promise<unknown>> = [];
+  let rejectClosed!: (error: unknown) => void;
+  const closed = new Promise<void>((resolve, reject) => ((resolveClosed = resolve), (rejectClosed = reject)));
+
+  if (config.transport === 'http') {
+    const { startRuntime } = await import('./runtime.js');
+    const mcp = (deps: ServerDeps) => createLazyServer({ version: VERSION, listed, deps: Promise.resolve(deps) });
+    const runtime = await startRuntime(config, { ...options, mcp });
+    const url = runtime.listener()!.url;
+    const withdraw = runtime.sandbox ? await announceSandbox(runtime, `${url}/mcp`, `${url}/`, io.cli) : undefined;
+    logger.info('listening', { mcp: `${url}/mcp`, health: `${url}/healthz` });
+    let closing: Promise<void> | undefined;
+    const close = () => (closing ??= (withdraw?.(), runtime.close().then(resolveClosed)));
+    return { close, closed };
+  }
+
+  // Over stdio the runtime loads in the background; the requests that need it wait for it.
+  const stopping = new AbortController();
+  let runtime: Promise<Runtime> | undefined;
+  let handOver!: (runtime: Promise<Runtime>) => void;
+  const ready = new Promise<Runtime>((resolve) => (handOver = resolve));
+  const load = () => {
+    clearTimeout(quiet);
+    if (runtime || stopping.signal.aborted) return;
+    runtime = import('./runtime.js').then(({ startRuntime }) => startRuntime(config, { ...options, signal: stopping.signal }));
+    handOver(runtime);
+    runtime.then(
+      async (r) => {
+        const page = r.listener()?.url;
+        if (r.sandbox) withdraw = await announceSandbox(r, 'stdio', page && `${page}/`, io.cli);
+      },
+      (error: unknown) => void close(error),
+    );
+  };
+  let withdraw: (() => void) | undefined;
+  let quiet: NodeJS.Timeout | undefined;
+  const loadWhenQuiet = () => {
+    clearTimeout(quiet);
+    if (!runtime) quiet = setTimeout(load, LOAD_WHEN_QUIET_MS);
+  };
+  const server = createLazyServer({ version: VERSION, listed, deps: ready.then((r) => r.deps), load, onListTools: loadWhenQuiet });
+
   let closing: Promise<void> | undefined;
-  const close = () =>
+  const close = (failure?: unknown) =>
     (closing ??= (async () => {
-      for (const c of closers.reverse()) await c().catch((e) => logger.warn('shutdown step failed', { message: String(e) }));
-      await runner?.stop();
-      log.stop();
-      await dispatcher.close().catch(() => undefined);
-      await store.close();
-      await sandbox?.close();
-      resolveClosed();
+      stopping.abort();
+      clearTimeout(quiet);
+      withdraw?.();
+      await server.close().catch((e) => logger.warn('shutdown step failed', { message: String(e) }));
+      const started = await runtime?.catch(() => undefined);
+      await started?.close();
+      if (failure === undefined) resolveClosed();
+      else rejectClosed(failure);
     })());
 
-  let listener: HttpListener | undefined;
-  const listenerOptions = {
-    routes: [...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger })],
-    host: config.http.host,
-    port: config.http.port,
-    publicUrl: config.http.publicUrl,
-    token: config.http.token,
-    logger,
-    version: VERSION,
-  };
-  if (config.transport === 'stdio') {
-    const server = createServer(deps);
-    const transport = new StdioServerTransport(io.stdin as never, io.stdout as never);
-    await server.connect(transport);
-    closers.push(() => server.close());
-    io.stdin.on('end', () => void close());
-    io.stdin.on('close', () => void close());
-    runner = new Runner({
-      store,
-      kinds: TRIGGER_KINDS,
-      log,
-      deps,
-      logger,
-      // The lease holder also serves webhooks and the Integrations page; a busy port is not fatal here.
-      onLeadership: async (leading) => {
-        if (leading && !listener) {
-          listener = await startHttpListener({ ...listenerOptions, mcp: undefined }).catch((error: Error) => {
-            logger.warn('HTTP listener not started', { message: error.message });
-            return undefined;
-          });
-        } else if (!leading && listener) {
-          await listener.close();
-          listener = undefined;
-        }
-      },
-    });
-    closers.push(async () => {
-      await runner?.stop();
-      await listener?.close();
-    });
-  } else {
-    const http = await startHttpListener({ ...listenerOptions, mcp: () => createServer(deps) });
-    listener = http;
-    closers.push(() => http.close());
-    runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });
-    closers.push(() => runner!.stop());
-    if (sandbox) closers.push(await announceSandbox(sandbox, dataDir, `${http.url}/mcp`, `${http.url}/`, io.cli));
-    logger.info('listening', { mcp: `${http.url}/mcp`, health: `${http.url}/healthz` });
-  }
-  await runner!.start();
-  if (sandbox && config.transport === 'stdio') closers.push(await announceSandbox(sandbox, dataDir, 'stdio', listener ? `${listener.url}/` : undefined, io.cli));
-  return { close, closed };
+  await server.connect(new StdioServerTransport(io.stdin as never, io.stdout as never));
+  loadWhenQuiet();
+  io.stdin.on('end', () => void close());
+  io.stdin.on('close', () => void close());
+  return { close: () => close(), closed };
 }
 
 /** Prints the sandbox banner and tells other commands run with --sandbox where the stand-ins are; returns what withdraws that. */
-async function announceSandbox(sandbox: Sandbox, dataDir: string, mcp: string, page: string | undefined, cli = 'switchboard'): Promise<() => Promise<void>> {
-  const { endpointsOf, publishSandbox } = await import('./sandbox/runtime.js');
+async function announceSandbox(runtime: Runtime, mcp: string, page: string | undefined, cli = 'switchboard'): Promise<() => void> {
+  const { endpointsOf, publishSandbox } = await import('./sandbox/shared.js');
   const { sandboxBanner } = await import('./sandbox/banner.js');
-  const endpoints = endpointsOf(sandbox, mcp, page);
-  const withdraw = publishSandbox(dataDir, endpoints);
+  const endpoints = endpointsOf(runtime.sandbox!, mcp, page);
+  const withdraw = publishSandbox(runtime.dataDir, endpoints);
   process.stderr.write(sandboxBanner(endpoints, cli) + '\n');
-  return async () => withdraw();
+  return withdraw;
 }

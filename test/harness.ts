@@ -14,7 +14,7 @@ import { createServer, type ServerDeps } from '../src/mcp/server.js';
 import { Redactor } from '../src/redact.js';
 import { ResultBudget } from '../src/result-budget.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
-import { buildTools } from '../src/serve.js';
+import { buildTools } from '../src/registry.js';
 import { openStore } from '../src/store/index.js';
 import { EventLog } from '../src/triggers/event-log.js';
 import { TRIGGER_KINDS } from '../src/triggers/kinds.js';

@@ -3,7 +3,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoveryTools } from '../src/mcp/discovery.js';
-import { buildTools } from '../src/serve.js';
+import { buildTools } from '../src/registry.js';
 import { toMcpTool } from '../src/tool.js';
 import { startHarness, type Harness } from './harness.js';
 

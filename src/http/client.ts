@@ -1,7 +1,11 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { InputError, ProviderError, type ProviderErrorInit, type RateLimit } from '../errors.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRateLimit, type RetryPolicy } from './retry.js';
 import { resolveEndpoint } from './url-guard.js';
+
+// undici takes longer to load than anything else on a tool call's path: it loads with the first request, not at start-up.
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -194,6 +198,7 @@ export function createApi(options: ApiOptions): Api {
   }
 
   async function once(url: URL, method: HttpMethod, headers: Record<string, string>, body: string | undefined): Promise<ApiResponse> {
+    const { request } = await loadUndici();
     const deadline = AbortSignal.timeout(timeoutMs);
     const res = await request(url, {
       method,

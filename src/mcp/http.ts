@@ -2,9 +2,10 @@ import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { InputError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 export interface Route {
@@ -45,6 +46,12 @@ interface Session {
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+// Only a listener that serves MCP needs the SDK's HTTP transports: the stdio lease holder's listener does not load them.
+async function mcpTransports() {
+  const [sse, streamable] = await Promise.all([import('@modelcontextprotocol/sdk/server/sse.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
+  return { SSEServerTransport: sse.SSEServerTransport, StreamableHTTPServerTransport: streamable.StreamableHTTPServerTransport };
+}
+
 export function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
@@ -57,6 +64,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         'Set SWITCHBOARD_HTTP_TOKEN to a long random value, or bind 127.0.0.1.',
     );
   }
+  const transports = options.mcp ? await mcpTransports() : undefined;
   const maxSessions = options.maxSessions ?? 200;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const sessions = new Map<string, Session>();
@@ -97,6 +105,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
   }, Math.min(60_000, idleMs)).unref();
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { StreamableHTTPServerTransport } = transports!;
     const id = header(req, 'mcp-session-id');
     if (req.method === 'POST') {
       const body = await readJson(req, res);
@@ -131,6 +140,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
   }
 
   async function handleLegacySse(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const { SSEServerTransport } = transports!;
     if (url.pathname === '/sse' && req.method === 'GET') {
       if (sessions.size >= maxSessions) return rpcError(res, 503, -32000, `Session limit (${maxSessions}) reached; retry later.`);
       const transport = new SSEServerTransport('/messages', res);
@@ -177,13 +187,18 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     }
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    clearInterval(sweep);
+    throw listenError(error as NodeJS.ErrnoException, options.host, options.port);
+  }
   port = (server.address() as AddressInfo).port;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
 
@@ -200,6 +215,27 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       });
     },
   };
+}
+
+/** Why the listener could not bind, and which flag fixes it. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): InputError {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new InputError(
+        `Cannot listen on ${where}: port ${port} is in use by another process (EADDRINUSE). Stop that process, choose another port with --port N, or use --port 0 for any free one.`,
+        'port',
+      );
+    case 'EACCES':
+      return new InputError(`Cannot listen on ${where}: port ${port} needs privileges this process lacks (EACCES). Choose a port from 1024 up with --port N, or --port 0 for any free one.`, 'port');
+    case 'EADDRNOTAVAIL':
+      return new InputError(`Cannot listen on ${where}: no network interface of this machine has the address ${host} (EADDRNOTAVAIL). Choose one of its addresses with --host, or --host 127.0.0.1.`, 'host');
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new InputError(`Cannot listen on ${where}: the host name ${host} does not resolve (${error.code}). Give an address with --host, e.g. --host 127.0.0.1.`, 'host');
+    default:
+      return new InputError(`Cannot listen on ${where}: ${error.message}. Choose another address with --host and --port.`, 'port');
+  }
 }
 
 function digest(value: string): Buffer {

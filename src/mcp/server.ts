@@ -12,12 +12,13 @@ import {
   type CallToolResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { randomUUID } from 'node:crypto';
 import { AccountError, toErrorResult } from '../errors.js';
 import type { Provider } from '../store/types.js';
 import type { Logger } from '../log.js';
 import { toMcpTool, toResult, type CallContext, type Tool, type ToolDeps } from '../tool.js';
-import { eventJson } from '../triggers/forward.js';
 
 export interface ServerDeps extends ToolDeps {
   tools: Tool[];
@@ -66,20 +67,53 @@ function listedTools(tools: Tool[]): McpTool[] {
   return listed;
 }
 
+// The SDK builds an Ajv instance for every server (tens of ms at start-up, and again for each HTTP session) to check
+// answers to form elicitation, which this server does not use (it elicits by URL only); one is built on first use.
+let ajv: AjvJsonSchemaValidator | undefined;
+const validator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+
+/** A server whose dependencies may still be loading: initialize and tools/list need nothing more than this. */
+export interface ServerSetup {
+  version: string;
+  /** Exactly what tools/list returns (the build's manifest); without it, the list is converted from the tools once they are loaded. */
+  listed?: McpTool[];
+  /** Everything else, once loaded; each request but initialize and tools/list waits for it. */
+  deps: Promise<ServerDeps>;
+  /** Starts loading `deps`, when a request needs them (called again and again: only the first call counts). */
+  load?(): void;
+  /** Told of each tools/list request, which needs no `deps`: the client is busy with the answer for a moment. */
+  onListTools?(): void;
+}
+
 /** The MCP surface for one client session. Build one per session: SDK servers cannot be shared. */
 export function createServer(deps: ServerDeps): Server {
-  const server = new Server(
-    { name: 'switchboard', title: 'Switchboard', version: deps.version },
-    { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS },
-  );
-  const byName = new Map(deps.tools.map((t) => [t.name, t]));
-  const listed = listedTools(deps.tools);
+  return createLazyServer({ version: deps.version, listed: listedTools(deps.tools), deps: Promise.resolve(deps) });
+}
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+/** As createServer, for a process that answers its first requests before it has loaded its tools and store. */
+export function createLazyServer(setup: ServerSetup): Server {
+  const server = new Server(
+    { name: 'switchboard', title: 'Switchboard', version: setup.version },
+    { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+  );
+  const needDeps = () => {
+    setup.load?.();
+    return setup.deps;
+  };
+  const listTools = async () => setup.listed ?? listedTools((await needDeps()).tools);
+  let byName: Map<string, Tool> | undefined;
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    setup.onListTools?.();
+    return { tools: await listTools() };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const deps = await needDeps();
+    byName ??= new Map(deps.tools.map((t) => [t.name, t]));
     const tool = byName.get(request.params.name);
     if (!tool) {
+      const listed = await listTools();
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools/list shows the ${listed.length} tools.`);
     }
     const started = performance.now();
@@ -114,6 +148,7 @@ export function createServer(deps: ServerDeps): Server {
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const deps = await needDeps();
     const triggers = deps.triggers ? await deps.store.triggers.list() : [];
     return {
       resources: [
@@ -123,8 +158,8 @@ export function createServer(deps: ServerDeps): Server {
     };
   });
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: deps.triggers
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: (await needDeps()).triggers
       ? [
           {
             uriTemplate: 'switchboard://triggers/{id}/events',
@@ -138,6 +173,7 @@ export function createServer(deps: ServerDeps): Server {
   }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const deps = await needDeps();
     const { uri } = request.params;
     if (uri === ACCOUNTS_URI) {
       const accounts = await deps.store.accounts.list();
@@ -146,6 +182,7 @@ export function createServer(deps: ServerDeps): Server {
     const triggerId = EVENTS_URI.exec(uri)?.[1];
     if (triggerId && deps.triggers && (await deps.store.triggers.get(triggerId))) {
       const events = await deps.store.events.latest(triggerId, 20);
+      const { eventJson } = await import('../triggers/forward.js');
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ events: events.map(eventJson) }) }] };
     }
     throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found; resources/list shows what exists.`);
@@ -161,21 +198,29 @@ export function createServer(deps: ServerDeps): Server {
     return {};
   });
 
-  if (deps.triggers) {
-    const unsubscribe = deps.triggers.log.subscribe((events) => {
-      for (const e of events) {
-        const params = { eventId: String(e.id), triggerId: e.triggerId, kind: e.kind, occurredAt: e.occurredAt, summary: e.summary };
-        server.notification({ method: EVENT_NOTIFICATION, params }).catch(() => undefined);
-        const uri = eventsUri(e.triggerId);
-        if (subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => undefined);
-      }
-    });
-    const previous = server.onclose;
-    server.onclose = () => {
-      unsubscribe();
-      previous?.();
-    };
-  }
+  let closed = false;
+  let unsubscribe: (() => void) | undefined;
+  const previous = server.onclose;
+  server.onclose = () => {
+    closed = true;
+    unsubscribe?.();
+    previous?.();
+  };
+  setup.deps.then(
+    (deps) => {
+      if (closed || !deps.triggers) return;
+      unsubscribe = deps.triggers.log.subscribe((events) => {
+        for (const e of events) {
+          const params = { eventId: String(e.id), triggerId: e.triggerId, kind: e.kind, occurredAt: e.occurredAt, summary: e.summary };
+          server.notification({ method: EVENT_NOTIFICATION, params }).catch(() => undefined);
+          const uri = eventsUri(e.triggerId);
+          if (subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => undefined);
+        }
+      });
+    },
+    // Whoever started the loading reports its failure.
+    () => undefined,
+  );
 
   return server;
 }

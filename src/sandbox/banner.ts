@@ -1,4 +1,4 @@
-import type { SandboxEndpoints } from './runtime.js';
+import type { SandboxEndpoints } from './shared.js';
 
 /** The Inspector release whose command line runs on Node 20 (later ones need Node 22). */
 export const INSPECTOR = '@modelcontextprotocol/inspector-cli@0.15.0';

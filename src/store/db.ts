@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { InputError } from '../errors.js';
 import type { Redactor } from '../redact.js';
 import { SqliteAccountStore } from './accounts.js';
 import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, loadKey, NEXT_KEY_SUFFIX, readKeyFile, type LoadedKey } from './crypto.js';
@@ -28,9 +29,14 @@ export interface SqliteStore extends Store {
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<SqliteStore> {
-  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const dbFile = join(options.dataDir, DB_FILE_NAME);
-  const db = openDatabase(dbFile);
+  let db: Database.Database;
+  try {
+    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    db = openDatabase(dbFile);
+  } catch (error) {
+    throw dataDirError(error as NodeJS.ErrnoException, options.dataDir);
+  }
   try {
     runMigrations(db);
     restrictFileModes(dbFile);
@@ -52,6 +58,23 @@ export async function openStore(options: OpenStoreOptions): Promise<SqliteStore>
     db.close();
     throw error;
   }
+}
+
+/** The data directory cannot hold the store: why, and how to choose one that can. */
+function dataDirError(error: NodeJS.ErrnoException, dataDir: string): Error {
+  const elsewhere = 'choose another directory with --data-dir DIR (or SWITCHBOARD_DATA_DIR)';
+  const reasons: Record<string, string> = {
+    EACCES: `this user may not read and write it (EACCES). Give it access (chmod u+rwx), or ${elsewhere}`,
+    EPERM: `this user may not read and write it (EPERM). Give it access, or ${elsewhere}`,
+    EROFS: `it is on a read-only file system (EROFS). Mount it writable, or ${elsewhere}`,
+    ENOSPC: `the disk is full (ENOSPC). Free some space, or ${elsewhere}`,
+    ENOTDIR: `a part of that path is a file, not a directory (ENOTDIR). Correct the path, or ${elsewhere}`,
+    EEXIST: `it is a file, not a directory (EEXIST). Correct the path, or ${elsewhere}`,
+    SQLITE_NOTADB: `its ${DB_FILE_NAME} is not a Switchboard store (SQLITE_NOTADB). Move that file away, or ${elsewhere}`,
+  };
+  if (!error.code) return error;
+  const reason = reasons[error.code] ?? `${error.message} (${error.code}). Check the directory, or ${elsewhere}`;
+  return new InputError(`Cannot open the store in ${dataDir}: ${reason}.`, 'data-dir');
 }
 
 export function openDatabase(dbFile: string): Database.Database {
@@ -133,7 +156,7 @@ function checkKey(db: Database.Database, dbFile: string, options: OpenStoreOptio
   }
   const check = existingCheck ?? readCheck()!;
   if (loaded.source === 'keyFile') loaded = finishInterruptedRotation(loaded, check);
-  if (!keyMatches(loaded.key, check)) throw new Error(keyMismatchMessage(loaded, dbFile));
+  if (!keyMatches(loaded.key, check)) throw new InputError(keyMismatchMessage(loaded, dbFile), 'SWITCHBOARD_SECRET_KEY');
   return { key: loaded.key, check };
 }
 

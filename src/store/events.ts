@@ -29,8 +29,11 @@ export class SqliteEventStore implements EventStore {
     return rows.map(toEvent);
   }
 
-  async lastId(): Promise<number> {
-    return (this.db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM events').get() as { id: number }).id;
+  async lastId(receivedBefore?: string): Promise<number> {
+    if (receivedBefore === undefined) return (this.db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM events').get() as { id: number }).id;
+    // Newest first: only the events received since then are read.
+    const row = this.db.prepare('SELECT id FROM events WHERE received_at < ? ORDER BY id DESC LIMIT 1').get(receivedBefore) as { id: number } | undefined;
+    return row?.id ?? 0;
   }
 
   async cursor(consumer: string): Promise<number> {

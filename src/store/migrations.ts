@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { InputError } from '../errors.js';
 
 export interface Migration {
   version: number;
@@ -199,9 +200,10 @@ export function runMigrations(db: Database.Database, migrations: readonly Migrat
   const migrate = db.transaction((): MigrationResult => {
     const current = db.pragma('user_version', { simple: true }) as number;
     if (current > newest) {
-      throw new Error(
+      throw new InputError(
         `The database ${db.name} was written by a newer Switchboard (schema ${current}, this one knows ${newest}); ` +
           'upgrade Switchboard or use another --data-dir.',
+        'data-dir',
       );
     }
     for (const migration of migrations) if (migration.version > current) migration.up(db);

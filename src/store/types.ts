@@ -202,7 +202,8 @@ export interface EventStore {
   after(cursor: number, options: { triggerIds?: string[]; limit: number; payloads?: boolean }): Promise<TriggerEvent[]>;
   /** The newest events of a trigger, newest first. */
   latest(triggerId: string, limit: number): Promise<TriggerEvent[]>;
-  lastId(): Promise<number>;
+  /** The newest event's id; with `receivedBefore` (ISO 8601), the newest received before then; 0 when there is none. */
+  lastId(receivedBefore?: string): Promise<number>;
   cursor(consumer: string): Promise<number>;
   setCursor(consumer: string, cursor: number): Promise<void>;
   /** Records that `consumer` gave up on an event (adding to its attempts, ending any retry request) and moves its cursor past it, at once. */

@@ -21,8 +21,9 @@ export class EventLog {
     private readonly pollMs = 250,
   ) {}
 
-  async start(): Promise<void> {
-    this.position = await this.store.lastId();
+  /** Listeners get the events received from `since` on (from now on without it). */
+  async start(since?: Date): Promise<void> {
+    this.position = await this.store.lastId(since?.toISOString());
     this.timer = setInterval(() => this.poke(), this.pollMs);
     this.timer.unref();
   }

@@ -2,7 +2,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS } from '../../src/sandbox/index.js';
-import { buildTools } from '../../src/serve.js';
+import { buildTools } from '../../src/registry.js';
 import { openStore, type SqliteStore } from '../../src/store/index.js';
 import { salesCacheStore } from '../../src/store/sales-cache.js';
 import { startHarness, type Harness } from '../harness.js';

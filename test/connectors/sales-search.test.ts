@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS } from '../../src/sandbox/index.js';
-import { buildTools } from '../../src/serve.js';
+import { buildTools } from '../../src/registry.js';
 import { startHarness, type Harness } from '../harness.js';
 
 let h: Harness;

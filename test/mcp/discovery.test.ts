@@ -4,7 +4,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoveryTools } from '../../src/mcp/discovery.js';
 import { createServer } from '../../src/mcp/server.js';
-import { buildTools } from '../../src/serve.js';
+import { buildTools } from '../../src/registry.js';
 import { startHarness, type Harness } from '../harness.js';
 
 let h: Harness;

@@ -88,6 +88,19 @@ describe('event store', () => {
     expect(await store.events.lastId()).toBe(all[2]!.id);
   });
 
+  it('finds the newest event received before a time, reading back from the newest', async () => {
+    const t = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {} });
+    const [a, b, c] = await store.triggers.commit(t.id, { events: [ev('a'), ev('b'), ev('c')] });
+    const receivedAt = store.db.prepare('UPDATE events SET received_at = ? WHERE id = ?');
+    receivedAt.run('2026-11-22T10:00:00.000Z', a!.id);
+    receivedAt.run('2026-11-22T10:00:05.000Z', b!.id);
+    receivedAt.run('2026-11-22T10:00:09.000Z', c!.id);
+    expect(await store.events.lastId('2026-11-22T09:59:59.999Z')).toBe(0);
+    expect(await store.events.lastId('2026-11-22T10:00:05.000Z')).toBe(a!.id);
+    expect(await store.events.lastId('2026-11-22T10:00:05.001Z')).toBe(b!.id);
+    expect(await store.events.lastId('2026-11-22T11:00:00.000Z')).toBe(c!.id);
+  });
+
   it('keeps consumer cursors, never moving them back', async () => {
     expect(await store.events.cursor('c')).toBe(0);
     await store.events.setCursor('c', 5);

@@ -149,6 +149,26 @@ describe('runner polls on request', () => {
 });
 
 describe('event log', () => {
+  it('started late, still delivers the events received since the time it is given', async () => {
+    const store = await openStore({ dataDir: mkdtempSync(join(dir, 'since-')), secretKey: 'k' });
+    const account = await store.accounts.add({ provider: 'outlook', secret: { kind: 'token', token: 'token-123456' } });
+    const trigger = await store.triggers.create({ kind: 'outlook.new_email', accountId: account.id, config: {} });
+    const event = (key: string) => ({ dedupeKey: key, occurredAt: new Date().toISOString(), summary: key, payload: {} });
+    await store.triggers.commit(trigger.id, { events: [event('before')] });
+    store.db.prepare("UPDATE events SET received_at = '2000-01-01T00:00:00.000Z'").run();
+    const since = new Date();
+    const [missed] = await store.triggers.commit(trigger.id, { events: [event('while loading')] });
+    const log = new EventLog(store.events, 10_000);
+    const seen: string[] = [];
+    log.subscribe((events) => seen.push(...events.map((e) => e.summary)));
+    await log.start(since);
+    await log.poke();
+    expect(seen).toEqual(['while loading']);
+    expect(log.lastSeen).toBe(missed!.id);
+    log.stop();
+    await store.close();
+  });
+
   it('reads nothing once stopped, even for a poke made just before', async () => {
     let reads = 0;
     const store = { lastId: async () => 0, after: async () => (reads++, []) } as never;

@@ -1,0 +1,155 @@
+import { join } from 'node:path';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Agent } from 'undici';
+import { TokenRefresher } from './accounts/refresh.js';
+import { createSignIn } from './accounts/sign-in.js';
+import type { Config } from './config.js';
+import { ResponseCache } from './http/client.js';
+import type { Logger } from './log.js';
+import { startHttpListener, type HttpListener } from './mcp/http.js';
+import type { ServerDeps } from './mcp/server.js';
+import type { Redactor } from './redact.js';
+import { serverTools } from './registry.js';
+import { ResultBudget } from './result-budget.js';
+import type { Sandbox } from './sandbox/index.js';
+import { openStore } from './store/index.js';
+import type { Store } from './store/types.js';
+import { EventLog } from './triggers/event-log.js';
+import { TRIGGER_KINDS } from './triggers/kinds.js';
+import { Runner } from './triggers/runner.js';
+import { webhookRoutes } from './triggers/webhooks.js';
+import { webRoutes } from './web/index.js';
+
+/** Everything `serve` runs besides its stdio transport: sandbox, store, tools, event log, runner and HTTP listener. */
+export interface Runtime {
+  deps: ServerDeps;
+  sandbox?: Sandbox;
+  /** The store's directory: the sandbox's own in sandbox mode. */
+  dataDir: string;
+  /** The HTTP listener while this process runs one: always with --http, on the runner lease holder over stdio. */
+  listener(): HttpListener | undefined;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  redactor: Redactor;
+  logger: Logger;
+  version: string;
+  /** With --http: the MCP server of each new session. Without it, only the lease holder listens (webhooks, pages). */
+  mcp?: (deps: ServerDeps) => Server;
+  /** Aborted when serve shuts down while the runtime is still starting: it then stops and closes what it started. */
+  signal?: AbortSignal;
+  /** When serve started: the events received since then reach its clients, even those received while this loaded. */
+  since?: Date;
+}
+
+/** Starts the runtime; on any failure closes whatever it had started, then throws. */
+export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
+  const { redactor, logger } = options;
+  const closers: Array<() => Promise<unknown>> = [];
+  const close = async () => {
+    for (const c of closers.splice(0).reverse()) await c().catch((e) => logger.warn('shutdown step failed', { message: String(e) }));
+  };
+  const checkStillWanted = () => {
+    if (options.signal?.aborted) throw new Error('serve was shut down while starting');
+  };
+
+  let listener: HttpListener | undefined;
+  try {
+    let sandbox: Sandbox | undefined;
+    let baseUrls = config.baseUrls;
+    const dataDir = config.sandbox ? join(config.dataDir, 'sandbox') : config.dataDir;
+    if (config.sandbox) {
+      // Loaded only when asked for: the stand-in providers are most of the code.
+      const { startSandbox } = await import('./sandbox/index.js');
+      checkStillWanted();
+      const started = await startSandbox();
+      closers.push(() => started.close());
+      sandbox = started;
+      baseUrls = started.baseUrls;
+      checkStillWanted();
+    }
+    const store = await openStore({ dataDir, secretKey: config.secretKey, redactor });
+    closers.push(() => store.close());
+    if (sandbox) await (await import('./sandbox/shared.js')).seedSandboxAccounts(store);
+    checkStillWanted();
+
+    const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 30_000 });
+    closers.push(() => dispatcher.close());
+    // In sandbox mode the sandbox's authorization servers and client ids replace the configured ones.
+    const oauth = sandbox ? sandbox.oauthSettings : config.oauth;
+    const log = new EventLog(store.events);
+    await log.start(options.since);
+    closers.push(async () => log.stop());
+    let runner: Runner | undefined;
+    const deps: ServerDeps = {
+      store,
+      triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl, pollSoon: (id) => runner?.pollSoon(id) },
+      baseUrls,
+      redactor,
+      readOnly: config.readOnly,
+      dispatcher,
+      cache: new ResponseCache(),
+      salesCacheDays: config.salesCacheDays,
+      results: new ResultBudget({ maxTokens: config.maxResultTokens }),
+      signIn: createSignIn({ store, baseUrls, oauth, dispatcher, redactor }),
+      tokens: new TokenRefresher({ store, oauth, redactor, logger }),
+      // The process serving HTTP also serves the sign-in callback (the lease holder, in stdio mode).
+      signInBase: () => (listener ? (config.http.publicUrl ?? listener.url) : undefined),
+      logger,
+      version: options.version,
+      tools: serverTools(config),
+    };
+    const listenerOptions = {
+      routes: [...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger })],
+      host: config.http.host,
+      port: config.http.port,
+      publicUrl: config.http.publicUrl,
+      token: config.http.token,
+      logger,
+      version: options.version,
+    };
+    checkStillWanted();
+
+    const mcp = options.mcp;
+    if (mcp) {
+      const http = await startHttpListener({ ...listenerOptions, mcp: () => mcp(deps) });
+      listener = http;
+      closers.push(() => http.close());
+      runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });
+    } else {
+      runner = new Runner({
+        store,
+        kinds: TRIGGER_KINDS,
+        log,
+        deps,
+        logger,
+        // The lease holder also serves webhooks and the Integrations page; another process may hold the port, so this is not fatal.
+        onLeadership: async (leading) => {
+          if (leading && !listener) {
+            listener = await startHttpListener({ ...listenerOptions, mcp: undefined }).catch((error: Error) => {
+              logger.warn('HTTP listener not started: this process holds the runner lease, but no process serves webhooks, the Integrations page or sign-in callbacks', {
+                message: error.message,
+              });
+              return undefined;
+            });
+          } else if (!leading && listener) {
+            await listener.close();
+            listener = undefined;
+          }
+        },
+      });
+      closers.push(async () => {
+        await listener?.close();
+        listener = undefined;
+      });
+    }
+    const started = runner;
+    closers.push(() => started.stop());
+    await started.start();
+    return { deps, sandbox, dataDir, listener: () => listener, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from './config.js';
+import type { Provider } from './store/types.js';
+
+/** One tool as tools/list shows it, with the connector whose toolset holds it (none for platform tools). */
+export interface ManifestEntry {
+  connector?: Provider;
+  tool: McpTool;
+}
+
+/**
+ * What tools/list returns for every option that changes it, written by the build (dist/tools.json), so that
+ * `serve` answers tools/list without loading a connector or converting a schema. A test holds it to the live conversion.
+ */
+export interface ToolManifest {
+  all: ManifestEntry[];
+  /** --read-only: reads only, and each API Call tool with GET alone. */
+  readOnly: ManifestEntry[];
+  /** --tools discover. */
+  discover: McpTool[];
+}
+
+export const TOOL_MANIFEST_URL = new URL('./tools.json', import.meta.url);
+
+/** The build's manifest; undefined when there is none (running from the sources), so the caller converts the tools itself. */
+export function readToolManifest(url: URL = TOOL_MANIFEST_URL): ToolManifest | undefined {
+  let text: string;
+  try {
+    text = readFileSync(url, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return JSON.parse(text) as ToolManifest;
+}
+
+/** The tools/list answer for these options, read from the manifest. */
+export function manifestTools(manifest: ToolManifest, options: Pick<Config, 'readOnly' | 'toolsets' | 'toolMode'>): McpTool[] {
+  if (options.toolMode === 'discover') return manifest.discover;
+  const { toolsets } = options;
+  return manifest[options.readOnly ? 'readOnly' : 'all']
+    .filter((entry) => !entry.connector || !toolsets || toolsets.includes(entry.connector))
+    .map((entry) => entry.tool);
+}

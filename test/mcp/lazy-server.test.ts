@@ -1,0 +1,42 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import * as z from 'zod/v4';
+import { describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { createLazyServer, type ServerDeps } from '../../src/mcp/server.js';
+import { Redactor } from '../../src/redact.js';
+import { defineTool, toMcpTool } from '../../src/tool.js';
+
+const ping = defineTool({
+  name: 'ping_now',
+  title: 'Ping',
+  description: 'Answers pong. A tool for this test only.',
+  input: z.object({}).strict(),
+  output: z.object({ pong: z.boolean() }),
+  effect: 'read',
+  run: async () => ({ pong: true }),
+});
+
+describe('a server whose tools and store are still loading', () => {
+  it('answers tools/list from its list alone, and loads the rest for the first call', async () => {
+    let loads = 0;
+    let listings = 0;
+    let loaded!: (deps: ServerDeps) => void;
+    const deps = new Promise<ServerDeps>((resolve) => (loaded = resolve));
+    const server = createLazyServer({ version: 't', listed: [toMcpTool(ping)], deps, load: () => void loads++, onListTools: () => void listings++ });
+    const client = new Client({ name: 'lazy', version: '1' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    await client.connect(a);
+
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['ping_now']);
+    expect(listings).toBe(1);
+    expect(loads).toBe(0);
+
+    const call = client.callTool({ name: 'ping_now', arguments: {} });
+    await vi.waitFor(() => expect(loads).toBe(1));
+    loaded({ tools: [ping], store: {} as never, baseUrls: {} as never, redactor: new Redactor(), readOnly: false, logger: createLogger({ level: 'error' }), version: 't' });
+    expect((await call).structuredContent).toEqual({ pong: true });
+    await client.close();
+  });
+});
