@@ -179,6 +179,7 @@ async function addAccountCommand(config: Config, provider: Provider, opts: Recor
   if (opts.device || opts.browser) {
     if (opts.device && opts.browser) throw new InputError('Choose one way to sign in: --device or --browser.');
     if (opts.tokenStdin || opts.apiKeyStdin) throw new InputError('--device and --browser sign in; they do not read a token from standard input.');
+    if (opts.team) throw new InputError('--team goes with --token-stdin; a Vercel sign-in takes its team from where the integration is installed.', 'team');
     const { signInFromCli } = await import('./accounts/cli-sign-in.js');
     const stop = new AbortController();
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());

@@ -92,6 +92,9 @@ describe('mistakes', () => {
     const extra = await runCli(['accounts', 'list', 'github'], { env });
     expect(extra.code).toBe(2);
     expect(extra.stderr).toMatch(/too many arguments/);
+    const team = await runCli(['accounts', 'add', 'vercel', '--browser', '--team', 'sbx-team'], { env });
+    expect(team.code).toBe(2);
+    expect(team.stderr).toMatch(/--team goes with --token-stdin/);
     const choice = await runCli(['mcp-config', '--client', 'emacs'], { env });
     expect(choice.code).toBe(2);
     expect(choice.stderr).toMatch(/Allowed choices are claude-desktop, claude-code, cursor, vscode/);

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS } from '../../src/sandbox/index.js';
-import { buildTools } from '../../src/serve.js';
+import { buildTools } from '../../src/registry.js';
 import { DB_FILE_NAME, MIGRATIONS, openStore, runMigrations, type SqliteStore } from '../../src/store/index.js';
 import { rotateSecrets } from '../../src/store/rotate.js';
 import { startHarness, type Harness } from '../harness.js';
