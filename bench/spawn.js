@@ -18,7 +18,7 @@ function watchStderr(stream) {
   stream.on('data', (chunk) => {
     text += chunk;
     for (const m of text.matchAll(/^\s+(\w+)\s+sandbox at (http:\/\/127\.0\.0\.1:\d+\S*)$/gm)) found.baseUrls[m[1]] = m[2];
-    const mcp = /MCP endpoint: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text) ?? /"mcp":"(http:\/\/127\.0\.0\.1:\d+\/mcp)"/.exec(text);
+    const mcp = /MCP endpoint:\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text) ?? /"mcp":"(http:\/\/127\.0\.0\.1:\d+\/mcp)"/.exec(text);
     if (mcp) found.mcpUrl = mcp[1];
     for (const w of waiters.splice(0)) w();
   });

@@ -45,7 +45,8 @@ function shell(command: string): Promise<Run> {
 
 /** Starts a long-running command and resolves once its output matches `ready`. */
 function startUntil(command: string, ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: npx runs the command as a child of its own, and both must go when the test ends.
+  const child = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   background.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
@@ -78,7 +79,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of [...background, server]) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of background) if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+  if (server.exitCode === null) server.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(prefix, { recursive: true, force: true });
 });
