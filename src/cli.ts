@@ -243,6 +243,7 @@ function triggersCommand(triggers: Command): void {
     .option('--folder <folder>', 'outlook.new_email: folder id or well-known name (default inbox)')
     .option('--interval <seconds>', 'polled kinds: seconds between polls (at least 10; default 60)')
     .option('--forward-url <url>', 'also POST each event, signed, to this URL')
+    .option('--public-url <url>', 'where providers reach the running server, for webhook kinds (env SWITCHBOARD_PUBLIC_URL)')
     .option('--config <json>', 'the kind\'s config as a JSON object, e.g. \'{"repo":"owner/name"}\'')
     .option('--json', 'print the created trigger as JSON')
     .addHelpText('after', examples("switchboard triggers add outlook.new_email --filter 'from:*@acme.com AND subject:\"invoice\"'", 'switchboard triggers add github.new_issue --config \'{"repo":"octo/hello"}\'', 'switchboard triggers add outlook.new_email --sandbox --interval 10'))
