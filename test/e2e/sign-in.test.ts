@@ -156,8 +156,10 @@ describe('two server processes sharing a data dir', () => {
       }),
     );
     try {
+      // Each server loads its tools and store with its first call: do that first, so the two calls below overlap.
+      await Promise.all(clients.map((c) => c.callTool({ name: 'accounts_list', arguments: {} })));
       const before = sandbox.oauth.outlook.grants.refresh_token;
-      sandbox.oauth.outlook.tokenLatencyMs = 300;
+      sandbox.oauth.outlook.tokenLatencyMs = 1_000;
       const results = await Promise.all(clients.map((c) => c.callTool({ name: 'outlook_api_call', arguments: { account: 'shared', method: 'GET', endpoint: '/me' } })));
       for (const r of results) expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
       expect(sandbox.oauth.outlook.grants.refresh_token - before).toBe(1);
