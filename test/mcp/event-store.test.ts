@@ -4,6 +4,8 @@ import { SessionEventStore } from '../../src/mcp/event-store.js';
 
 const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/test', params: { n } });
 
+const numbers = (sent: Array<[string, JSONRPCMessage]>) => sent.map(([, m]) => ('params' in m ? m.params?.n : undefined));
+
 async function replay(store: SessionEventStore, after: string) {
   const sent: Array<[string, JSONRPCMessage]> = [];
   const stream = await store.replayEventsAfter(after, { send: async (id, message) => void sent.push([id, message]) });
@@ -31,7 +33,7 @@ describe('session event store', () => {
     const first = await byCount.storeEvent('s', note(0));
     for (let n = 1; n <= 5; n++) await byCount.storeEvent('s', note(n));
     expect(byCount.size).toBe(3);
-    expect((await replay(byCount, first)).sent.map(([, m]) => (m as { params: { n: number } }).params.n)).toEqual([3, 4, 5]);
+    expect(numbers((await replay(byCount, first)).sent)).toEqual([3, 4, 5]);
 
     const size = JSON.stringify(note(1)).length;
     const byBytes = new SessionEventStore({ maxEvents: 1e9, maxBytes: size * 2, maxAgeMs: 1e9 }, () => now);
@@ -43,7 +45,7 @@ describe('session event store', () => {
     now += 600;
     await byAge.storeEvent('s', note(2));
     now += 600;
-    expect((await replay(byAge, old)).sent.map(([, m]) => (m as { params: { n: number } }).params.n)).toEqual([2]);
+    expect(numbers((await replay(byAge, old)).sent)).toEqual([2]);
     expect(byAge.size).toBe(1);
   });
 });
