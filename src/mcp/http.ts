@@ -337,6 +337,8 @@ function resumeOrPrime(transport: StreamableHTTPServerTransport, events: Session
     if (streamOf(lastEventId) === STANDALONE_STREAM) transport.closeStandaloneSSEStream();
     return;
   }
+  // As in the SDK: clients before 2025-11-25 cannot take an event with empty data.
+  if ((header(req, 'mcp-protocol-version') ?? '') < '2025-11-25') return;
   const primingId = events.store(STANDALONE_STREAM, {});
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
   res.writeHead = ((...args: unknown[]) => {

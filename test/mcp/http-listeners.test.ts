@@ -129,4 +129,19 @@ describe('sessions that only listen', () => {
     expect(replayedAgain.methods.filter((m) => m === 'notifications/resources/updated').length).toBeGreaterThanOrEqual(2);
     drop3.abort();
   }, 30_000);
+
+  it('does not prime the stream of a client before 2025-11-25, which cannot take an event with empty data', async () => {
+    const { url } = await listen(60_000);
+    const session = await RawSession.open(`${url}/mcp`);
+    const drop = new AbortController();
+    const res = await fetch(`${url}/mcp`, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': session.id, 'mcp-protocol-version': '2025-06-18' },
+      signal: drop.signal,
+    });
+    expect(res.status).toBe(200);
+    const committed = await commitEvent();
+    const first = (await sseEvents(res.body!).next()).value as SseEvent;
+    expect(JSON.parse(first.data)).toMatchObject({ method: EVENT_NOTIFICATION, params: { eventId: committed } });
+    drop.abort();
+  });
 });
