@@ -7,6 +7,7 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { InputError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { SessionEventStore, STANDALONE_STREAM, streamOf, type EventStoreLimits } from './event-store.js';
 
 export interface Route {
   method: string;
@@ -28,8 +29,12 @@ export interface HttpListenerOptions {
   routes?: Route[];
   logger: Logger;
   version: string;
+  /** Sessions kept at once (200); at the cap the least recently active idle session makes room for a new one. */
   maxSessions?: number;
+  /** A session with no request in flight and no open stream for this long (30 minutes) is closed. */
   sessionIdleMs?: number;
+  /** Bounds of each session's replay buffer for resumed streams. */
+  eventStore?: EventStoreLimits;
 }
 
 export interface HttpListener {
@@ -41,10 +46,18 @@ export interface HttpListener {
 
 interface Session {
   transport: StreamableHTTPServerTransport | SSEServerTransport;
+  /** When a response of this session last opened or closed. */
   lastSeen: number;
+  /** Responses still open: requests in flight and SSE streams. A session with any is busy: never idle, never evicted. */
+  open: number;
+  events?: SessionEventStore;
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Told to a client refused because every session is busy. */
+const RETRY_AFTER_SECONDS = 10;
+/** The SSE `retry` a client waits before resuming a dropped stream. */
+const SSE_RETRY_MS = 1_000;
 
 // Only a listener that serves MCP needs the SDK's HTTP transports: the stdio lease holder's listener does not load them.
 async function mcpTransports() {
@@ -99,9 +112,35 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     await session.transport.close().catch(() => undefined);
   };
 
+  // A session stays active while any of its responses is open, and counts as idle from when the last one closed.
+  const track = (session: Session, res: ServerResponse) => {
+    session.open++;
+    session.lastSeen = Date.now();
+    res.once('close', () => {
+      session.open--;
+      session.lastSeen = Date.now();
+    });
+  };
+
+  /** Closes the least recently active idle session when the table is full; false when every session is busy. */
+  const makeRoom = async (): Promise<boolean> => {
+    while (sessions.size >= maxSessions) {
+      let idlest: [string, Session] | undefined;
+      for (const entry of sessions) if (entry[1].open === 0 && (!idlest || entry[1].lastSeen < idlest[1].lastSeen)) idlest = entry;
+      if (!idlest) return false;
+      options.logger.debug('session evicted to make room', { idleSeconds: Math.round((Date.now() - idlest[1].lastSeen) / 1000) });
+      await closeSession(idlest[0]);
+    }
+    return true;
+  };
+  const refuseBusy = (res: ServerResponse) =>
+    rpcError(res, 503, -32000, `Session limit (${maxSessions}) reached and every session is busy; retry in ${RETRY_AFTER_SECONDS} s.`, {
+      'retry-after': String(RETRY_AFTER_SECONDS),
+    });
+
   const sweep = setInterval(() => {
     const cutoff = Date.now() - idleMs;
-    for (const [id, s] of sessions) if (s.lastSeen < cutoff) void closeSession(id);
+    for (const [id, s] of sessions) if (s.open === 0 && s.lastSeen < cutoff) void closeSession(id);
   }, Math.min(60_000, idleMs)).unref();
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -112,28 +151,37 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       if (body === undefined) return;
       if (!id) {
         if (!isInitializeRequest(body)) return rpcError(res, 400, -32000, 'No Mcp-Session-Id header: send initialize first.');
-        if (sessions.size >= maxSessions) return rpcError(res, 503, -32000, `Session limit (${maxSessions}) reached; retry later.`);
+        if (!(await makeRoom())) return refuseBusy(res);
+        // The session holds its place from the initialize request on, so concurrent ones cannot overshoot the cap.
+        const sessionId = randomUUID();
+        const events = new SessionEventStore(options.eventStore);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sid) => void sessions.set(sid, { transport, lastSeen: Date.now() }),
+          sessionIdGenerator: () => sessionId,
           onsessionclosed: (sid) => void sessions.delete(sid),
+          eventStore: events,
+          retryInterval: SSE_RETRY_MS,
         });
-        transport.onclose = () => {
-          if (transport.sessionId) sessions.delete(transport.sessionId);
-        };
+        transport.onclose = () => void sessions.delete(sessionId);
+        const session: Session = { transport, lastSeen: Date.now(), open: 0, events };
+        sessions.set(sessionId, session);
+        track(session, res);
+        res.once('close', () => {
+          if (transport.sessionId === undefined) void closeSession(sessionId);
+        });
         await options.mcp!().connect(transport);
         return transport.handleRequest(req, res, body);
       }
       const session = sessions.get(id);
       if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.');
-      session.lastSeen = Date.now();
+      track(session, res);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       const session = id ? sessions.get(id) : undefined;
       if (!id) return rpcError(res, 400, -32000, 'Mcp-Session-Id header required.');
       if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.');
-      session.lastSeen = Date.now();
+      track(session, res);
+      if (req.method === 'GET' && session.events) resumeOrPrime(session.transport, session.events, req, res);
       return session.transport.handleRequest(req, res);
     }
     res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
@@ -142,9 +190,11 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
   async function handleLegacySse(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const { SSEServerTransport } = transports!;
     if (url.pathname === '/sse' && req.method === 'GET') {
-      if (sessions.size >= maxSessions) return rpcError(res, 503, -32000, `Session limit (${maxSessions}) reached; retry later.`);
+      if (!(await makeRoom())) return refuseBusy(res);
       const transport = new SSEServerTransport('/messages', res);
-      sessions.set(transport.sessionId, { transport, lastSeen: Date.now() });
+      const session: Session = { transport, lastSeen: Date.now(), open: 0 };
+      sessions.set(transport.sessionId, session);
+      track(session, res);
       transport.onclose = () => void sessions.delete(transport.sessionId);
       await options.mcp!().connect(transport);
       return;
@@ -154,7 +204,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       if (!session || !(session.transport instanceof SSEServerTransport)) return rpcError(res, 404, -32001, 'Session not found: open /sse again.');
       const body = await readJson(req, res);
       if (body === undefined) return;
-      session.lastSeen = Date.now();
+      track(session, res);
       return session.transport.handlePostMessage(req, res, body);
     }
     res.writeHead(405).end();
@@ -276,12 +326,34 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
   }
 }
 
-function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  json(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+/**
+ * A GET that resumes the standalone stream replaces the one still open (the client has given up on it, though the
+ * server may not have noticed yet, which the SDK would answer 409). A fresh GET stream starts with a priming event,
+ * as the SDK does for POST streams, so a client that loses it before the first notification can still resume.
+ */
+function resumeOrPrime(transport: StreamableHTTPServerTransport, events: SessionEventStore, req: IncomingMessage, res: ServerResponse): void {
+  const lastEventId = header(req, 'last-event-id');
+  if (lastEventId) {
+    if (streamOf(lastEventId) === STANDALONE_STREAM) transport.closeStandaloneSSEStream();
+    return;
+  }
+  // As in the SDK: clients before 2025-11-25 cannot take an event with empty data.
+  if ((header(req, 'mcp-protocol-version') ?? '') < '2025-11-25') return;
+  const primingId = events.store(STANDALONE_STREAM, {});
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    writeHead(...args);
+    if (args[0] === 200) res.write(`id: ${primingId}\nretry: ${SSE_RETRY_MS}\ndata: \n\n`);
+    return res;
+  }) as typeof res.writeHead;
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+function rpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  json(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
 function plain(res: ServerResponse, status: number, text: string): void {

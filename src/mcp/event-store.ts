@@ -1,0 +1,88 @@
+import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export interface EventStoreLimits {
+  /** Events kept per session; the oldest go first. */
+  maxEvents: number;
+  /** Bytes of message JSON kept per session. */
+  maxBytes: number;
+  /** How long an event can be replayed. */
+  maxAgeMs: number;
+}
+
+export const EVENT_STORE_LIMITS: EventStoreLimits = { maxEvents: 1_000, maxBytes: 1024 * 1024, maxAgeMs: 10 * 60_000 };
+
+/** The stream id the SDK gives the standalone GET stream (its `_standaloneSseStreamId`). */
+export const STANDALONE_STREAM = '_GET_stream';
+
+interface StoredEvent {
+  seq: number;
+  streamId: StreamId;
+  message: JSONRPCMessage;
+  at: number;
+  bytes: number;
+}
+
+const EVENT_ID = /^(\d+)_(.+)$/;
+
+/**
+ * One session's recent SSE events, so a dropped stream resumes with Last-Event-ID and misses nothing.
+ * Event ids carry their stream (`<seq>_<streamId>`), so even an id whose event has aged out names its stream.
+ */
+export class SessionEventStore implements EventStore {
+  private readonly events: StoredEvent[] = [];
+  private next = 1;
+  private bytes = 0;
+
+  constructor(
+    private readonly limits: EventStoreLimits = EVENT_STORE_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    return this.store(streamId, message);
+  }
+
+  /** As storeEvent, at once: the listener primes a GET stream with it before the SDK writes anything. */
+  store(streamId: StreamId, message: JSONRPCMessage | Record<string, never>): EventId {
+    const bytes = JSON.stringify(message).length;
+    const seq = this.next++;
+    this.events.push({ seq, streamId, message: message as JSONRPCMessage, at: this.now(), bytes });
+    this.bytes += bytes;
+    this.prune();
+    return `${seq}_${streamId}`;
+  }
+
+  async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return streamOf(eventId);
+  }
+
+  async replayEventsAfter(lastEventId: EventId, { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> }): Promise<StreamId> {
+    const match = EVENT_ID.exec(lastEventId);
+    if (!match) throw new Error(`Unknown event id ${JSON.stringify(lastEventId)}.`);
+    const after = Number(match[1]);
+    const streamId = match[2]!;
+    this.prune();
+    for (const e of [...this.events]) {
+      // Priming events (empty messages) only hand the client an id; there is nothing in them to replay.
+      if (e.streamId === streamId && e.seq > after && Object.keys(e.message).length > 0) await send(`${e.seq}_${streamId}`, e.message);
+    }
+    return streamId;
+  }
+
+  get size(): number {
+    return this.events.length;
+  }
+
+  private prune(): void {
+    const oldest = this.now() - this.limits.maxAgeMs;
+    while (this.events.length > 0 && (this.events.length > this.limits.maxEvents || this.bytes > this.limits.maxBytes || this.events[0]!.at < oldest)) {
+      this.bytes -= this.events.shift()!.bytes;
+    }
+  }
+}
+
+/** The stream an event id belongs to, or undefined when it is not one of ours. */
+export function streamOf(eventId: string): StreamId | undefined {
+  return EVENT_ID.exec(eventId)?.[2];
+}

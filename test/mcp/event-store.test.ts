@@ -1,0 +1,51 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { SessionEventStore } from '../../src/mcp/event-store.js';
+
+const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/test', params: { n } });
+
+const numbers = (sent: Array<[string, JSONRPCMessage]>) => sent.map(([, m]) => ('params' in m ? m.params?.n : undefined));
+
+async function replay(store: SessionEventStore, after: string) {
+  const sent: Array<[string, JSONRPCMessage]> = [];
+  const stream = await store.replayEventsAfter(after, { send: async (id, message) => void sent.push([id, message]) });
+  return { stream, sent };
+}
+
+describe('session event store', () => {
+  it('replays the events of the same stream after the given id, skipping priming events', async () => {
+    const store = new SessionEventStore();
+    const priming = await store.storeEvent('_GET_stream', {} as JSONRPCMessage);
+    const a = await store.storeEvent('_GET_stream', note(1));
+    await store.storeEvent('request-stream', note(2));
+    await store.storeEvent('_GET_stream', {} as JSONRPCMessage);
+    const c = await store.storeEvent('_GET_stream', note(3));
+    expect(await store.getStreamIdForEventId(priming)).toBe('_GET_stream');
+    expect(await replay(store, priming)).toEqual({ stream: '_GET_stream', sent: [[a, note(1)], [c, note(3)]] });
+    expect((await replay(store, a)).sent).toEqual([[c, note(3)]]);
+    expect(await store.getStreamIdForEventId('not-ours')).toBeUndefined();
+    await expect(replay(store, 'not-ours')).rejects.toThrow(/Unknown event id/);
+  });
+
+  it('keeps at most maxEvents, maxBytes and maxAgeMs worth of events', async () => {
+    let now = 0;
+    const byCount = new SessionEventStore({ maxEvents: 3, maxBytes: 1e9, maxAgeMs: 1e9 }, () => now);
+    const first = await byCount.storeEvent('s', note(0));
+    for (let n = 1; n <= 5; n++) await byCount.storeEvent('s', note(n));
+    expect(byCount.size).toBe(3);
+    expect(numbers((await replay(byCount, first)).sent)).toEqual([3, 4, 5]);
+
+    const size = JSON.stringify(note(1)).length;
+    const byBytes = new SessionEventStore({ maxEvents: 1e9, maxBytes: size * 2, maxAgeMs: 1e9 }, () => now);
+    for (let n = 1; n <= 4; n++) await byBytes.storeEvent('s', note(n));
+    expect(byBytes.size).toBe(2);
+
+    const byAge = new SessionEventStore({ maxEvents: 1e9, maxBytes: 1e9, maxAgeMs: 1_000 }, () => now);
+    const old = await byAge.storeEvent('s', note(1));
+    now += 600;
+    await byAge.storeEvent('s', note(2));
+    now += 600;
+    expect(numbers((await replay(byAge, old)).sent)).toEqual([2]);
+    expect(byAge.size).toBe(1);
+  });
+});
