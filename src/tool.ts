@@ -12,6 +12,7 @@ import type { Redactor } from './redact.js';
 import type { ResultBudget } from './result-budget.js';
 import type { Account, AccountSecret, Provider, Store } from './store/types.js';
 import type { EventLog } from './triggers/event-log.js';
+import type { ForwardPolicy } from './triggers/forward-guard.js';
 import type { TriggerKind } from './triggers/kind.js';
 
 export interface TriggerRuntime {
@@ -44,6 +45,8 @@ export interface ToolDeps {
   tokens?: TokenProvider;
   /** Keeps each result within a token budget, cut with a cursor when larger; without it results go whole. */
   results?: ResultBudget;
+  /** Where trigger events may be forwarded; without it private networks are refused. */
+  forwardPolicy?: ForwardPolicy;
   /** `cli` when a person runs the tool from the command line: what happens next is then said as CLI commands. */
   surface?: 'cli';
 }
