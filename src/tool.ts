@@ -120,7 +120,29 @@ function recordsView(def: { input: ObjectSchema; output: ObjectSchema; records?:
   };
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Refuses text that is not valid Unicode (a lone UTF-16 surrogate), which no provider can take and no URL can carry. */
+function checkWellFormed(value: unknown, path: Array<string | number>): void {
+  const name = () => path.join('.') || '(arguments)';
+  if (typeof value === 'string') {
+    if (LONE_SURROGATE.test(value)) {
+      throw new InputError(`"${name()}" contains a lone UTF-16 surrogate (half of an emoji or other character); send whole characters.`, name());
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => checkWellFormed(item, [...path, i]));
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(key)) {
+        throw new InputError(`"${name()}" has a field name with a lone UTF-16 surrogate; send whole characters.`, name());
+      }
+      checkWellFormed(item, [...path, key]);
+    }
+  }
+}
+
 export function parseInput<I extends ObjectSchema>(schema: I, args: unknown, prefix?: string): z.output<I> {
+  checkWellFormed(args, prefix ? [prefix] : []);
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((issue) => {
