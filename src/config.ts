@@ -21,6 +21,8 @@ export interface Config {
   maxResultTokens: number;
   /** The OAuth apps Switchboard signs in with, per provider; in sandbox mode `serve` replaces them with the sandbox's. */
   oauth: Record<OAuthProvider, OAuthSettings>;
+  /** SWITCHBOARD_FORWARD_ALLOW_PRIVATE: triggers may forward to private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). */
+  forwardAllowPrivate: boolean;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
   newSecretKey?: string;
 }
@@ -96,6 +98,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     maxResultTokens,
     oauth: loadOAuth(env),
     newSecretKey: env.SWITCHBOARD_NEW_SECRET_KEY || undefined,
+    forwardAllowPrivate: parseSwitch(env.SWITCHBOARD_FORWARD_ALLOW_PRIVATE, 'SWITCHBOARD_FORWARD_ALLOW_PRIVATE'),
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,
     baseUrls,
     http: {
@@ -177,6 +180,13 @@ function checkUrl(value: string, name: string): string {
   } catch {
     throw new InputError(`${name} must be an http(s) URL, not "${value}".`, name);
   }
+}
+
+function parseSwitch(value: string | undefined, name: string): boolean {
+  const v = value?.trim().toLowerCase();
+  if (!v || v === '0' || v === 'false') return false;
+  if (v === '1' || v === 'true') return true;
+  throw new InputError(`${name} must be 1 or 0 (true or false), not "${value}".`, name);
 }
 
 function truthy(v: string | undefined): boolean {

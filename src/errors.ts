@@ -71,6 +71,25 @@ export class ProviderError extends Error {
   }
 }
 
+/** A provider answered with success, but not in the shape the tool reads: a field it needs was missing or of another type. */
+export class UnexpectedAnswerError extends Error {
+  override name = 'UnexpectedAnswerError';
+  constructor(
+    readonly connector: string,
+    readonly method: string,
+    readonly path: string,
+    cause: TypeError,
+  ) {
+    const who = PROVIDER_TITLES[connector] ?? connector;
+    const reading = /\(reading '([^']*)'\)/.exec(cause.message)?.[1];
+    const lacked = reading !== undefined ? `the object holding "${reading}"` : `what the tool reads (${cause.message})`;
+    super(
+      `${who}'s answer to ${method} ${path} lacked ${lacked}. The answer had an unexpected shape: check the ids, retry, or use ${connector}_api_call to see the raw answer.`,
+      { cause },
+    );
+  }
+}
+
 const PROVIDER_TITLES: Record<string, string> = {
   outlook: 'Microsoft Graph',
   github: 'GitHub',
@@ -111,7 +130,7 @@ export function toErrorResult(error: unknown, redactor?: Redactor): CallToolResu
 }
 
 function messageOf(error: Error): string {
-  if (error instanceof InputError || error instanceof AccountError || error instanceof ProviderError) {
+  if (error instanceof InputError || error instanceof AccountError || error instanceof ProviderError || error instanceof UnexpectedAnswerError) {
     return error.message;
   }
   return `Internal error: ${error.message}`;

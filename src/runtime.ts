@@ -83,6 +83,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(async () => log.stop());
     let runner: Runner | undefined;
     const deps: ServerDeps = {
+      forwardPolicy: { allowPrivate: config.forwardAllowPrivate },
       store,
       triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl, pollSoon: (id) => runner?.pollSoon(id) },
       baseUrls,

@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
-import { InputError } from './errors.js';
+import { InputError, UnexpectedAnswerError } from './errors.js';
 import { checkFields, fieldsInput, pickFields, recordFieldNames } from './fields.js';
 import { inputJsonSchema, outputJsonSchema } from './schema.js';
 import { createApi, type Api, type ResponseCache } from './http/client.js';
@@ -12,6 +12,7 @@ import type { Redactor } from './redact.js';
 import type { ResultBudget } from './result-budget.js';
 import type { Account, AccountSecret, Provider, Store } from './store/types.js';
 import type { EventLog } from './triggers/event-log.js';
+import type { ForwardPolicy } from './triggers/forward-guard.js';
 import type { TriggerKind } from './triggers/kind.js';
 
 export interface TriggerRuntime {
@@ -44,6 +45,8 @@ export interface ToolDeps {
   tokens?: TokenProvider;
   /** Keeps each result within a token budget, cut with a cursor when larger; without it results go whole. */
   results?: ResultBudget;
+  /** Where trigger events may be forwarded; without it private networks are refused. */
+  forwardPolicy?: ForwardPolicy;
   /** `cli` when a person runs the tool from the command line: what happens next is then said as CLI commands. */
   surface?: 'cli';
 }
@@ -117,7 +120,29 @@ function recordsView(def: { input: ObjectSchema; output: ObjectSchema; records?:
   };
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Refuses text that is not valid Unicode (a lone UTF-16 surrogate), which no provider can take and no URL can carry. */
+function checkWellFormed(value: unknown, path: Array<string | number>): void {
+  const name = () => path.join('.') || '(arguments)';
+  if (typeof value === 'string') {
+    if (LONE_SURROGATE.test(value)) {
+      throw new InputError(`"${name()}" contains a lone UTF-16 surrogate (half of an emoji or other character); send whole characters.`, name());
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => checkWellFormed(item, [...path, i]));
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(key)) {
+        throw new InputError(`"${name()}" has a field name with a lone UTF-16 surrogate; send whole characters.`, name());
+      }
+      checkWellFormed(item, [...path, key]);
+    }
+  }
+}
+
 export function parseInput<I extends ObjectSchema>(schema: I, args: unknown, prefix?: string): z.output<I> {
+  checkWellFormed(args, prefix ? [prefix] : []);
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((issue) => {
@@ -223,7 +248,7 @@ export function defineConnector(spec: ConnectorSpec): Connector {
           const { rest, finish } = view.take(parsed);
           const { account, secret } = await ctx.deps.store.accounts.resolve(spec.id, ref);
           const api = connector.api(account, secret, ctx.deps, ctx.signal);
-          const result = finish((await def.run(rest as z.output<typeof def.input>, { ...ctx, account, api })) as Record<string, unknown>);
+          const result = finish((await runReadingAnswers(() => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api }), api)) as Record<string, unknown>);
           await ctx.deps.store.accounts.touch(account.id);
           return spec.resultExtras ? { ...result, ...spec.resultExtras.from(api) } : result;
         },
@@ -231,6 +256,17 @@ export function defineConnector(spec: ConnectorSpec): Connector {
     },
   };
   return connector;
+}
+
+/** A TypeError after a provider's successful answer means the answer lacked what the tool reads: say which call it was. */
+async function runReadingAnswers<T>(run: () => Promise<T>, api: Api): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const answered = api.lastAnswered;
+    if (error instanceof TypeError && answered) throw new UnexpectedAnswerError(api.connector, answered.method, answered.path, error);
+    throw error;
+  }
 }
 
 /**

@@ -73,4 +73,12 @@ describe('OAuth settings', () => {
   ])('refuses bad OAuth settings (%j)', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
+
+  it('refuses forwarding to private networks unless SWITCHBOARD_FORWARD_ALLOW_PRIVATE says otherwise', () => {
+    expect(loadConfig({}).forwardAllowPrivate).toBe(false);
+    expect(loadConfig({ SWITCHBOARD_FORWARD_ALLOW_PRIVATE: '0' }).forwardAllowPrivate).toBe(false);
+    expect(loadConfig({ SWITCHBOARD_FORWARD_ALLOW_PRIVATE: '1' }).forwardAllowPrivate).toBe(true);
+    expect(loadConfig({ SWITCHBOARD_FORWARD_ALLOW_PRIVATE: 'true' }).forwardAllowPrivate).toBe(true);
+    expect(() => loadConfig({ SWITCHBOARD_FORWARD_ALLOW_PRIVATE: 'yes please' })).toThrow(/SWITCHBOARD_FORWARD_ALLOW_PRIVATE must be 1 or 0/);
+  });
 });

@@ -98,6 +98,8 @@ export interface Api {
   request(req: ApiRequest): Promise<ApiResponse>;
   /** Rate-limit headers of the latest response. */
   readonly rateLimit: RateLimit;
+  /** The latest call answered with success, so a tool that cannot read that answer can say which call it was. */
+  readonly lastAnswered: { method: string; path: string } | undefined;
   /** What `request` would send, with credentials shown as [redacted]. Sends nothing. */
   prepare(req: ApiRequest): Promise<PreparedRequest>;
   get<T = any>(endpoint: string, query?: ApiRequest['query']): Promise<T>;
@@ -137,6 +139,7 @@ export function createApi(options: ApiOptions): Api {
   }
 
   let lastRateLimit: RateLimit = {};
+  let lastAnswered: Api['lastAnswered'];
 
   async function send(req: ApiRequest): Promise<ApiResponse> {
     const url = buildUrl(req);
@@ -170,6 +173,7 @@ export function createApi(options: ApiOptions): Api {
       const { status, headers: resHeaders } = outcome;
       if (Object.keys(outcome.rateLimit).length) lastRateLimit = outcome.rateLimit;
       if (status === 304 && cached) {
+        lastAnswered = { method: req.method, path: url.pathname };
         return { ...outcome, status: 200, fromCache: true, body: cached.body, bodyEncoding: cached.bodyEncoding, headers: { ...cached.headers, ...resHeaders } };
       }
       if (revalidate && status === 200 && resHeaders.etag && JSON.stringify(outcome.body ?? null).length < 1_000_000) {
@@ -179,7 +183,10 @@ export function createApi(options: ApiOptions): Api {
         refreshed = true;
         if (await options.onUnauthorized()) continue;
       }
-      if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) return outcome;
+      if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) {
+        lastAnswered = { method: req.method, path: url.pathname };
+        return outcome;
+      }
       const { code, message } = errorDetails(outcome.body);
       const decision = decideRetry({ method: req.method, attempt, waitedMs, status, headers: resHeaders, message: message?.toLowerCase() }, policy);
       if (decision.retry) {
@@ -246,6 +253,9 @@ export function createApi(options: ApiOptions): Api {
     request: send,
     get rateLimit() {
       return lastRateLimit;
+    },
+    get lastAnswered() {
+      return lastAnswered;
     },
     async prepare(req) {
       const url = buildUrl(req);

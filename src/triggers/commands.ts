@@ -15,7 +15,16 @@ export async function runTriggerTool(config: Config, tool: 'create' | 'list' | '
   const dispatcher = new Agent({ connect: { timeout: 10_000 } });
   const log = new EventLog(store.events);
   try {
-    const deps: ToolDeps = { store, baseUrls: config.baseUrls, redactor, readOnly: false, dispatcher, triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl }, surface: 'cli' };
+    const deps: ToolDeps = {
+      store,
+      baseUrls: config.baseUrls,
+      redactor,
+      readOnly: false,
+      dispatcher,
+      triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl },
+      forwardPolicy: { allowPrivate: config.forwardAllowPrivate },
+      surface: 'cli',
+    };
     const ctx: CallContext = { deps, signal: new AbortController().signal, progress: async () => undefined };
     const chosen = { create: triggersCreate, list: triggersList, delete: triggersDelete }[tool];
     return await chosen.call(args, ctx);

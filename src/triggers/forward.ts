@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import type { Delivery, EventStore, TriggerEvent } from '../store/types.js';
+import { ForwardRefused, hostRefusal } from './forward-guard.js';
 
 export const SIGNATURE_HEADER = 'x-switchboard-signature-256';
 export const EVENT_ID_HEADER = 'x-switchboard-event-id';
@@ -10,7 +11,10 @@ export interface ForwardOptions {
   baseDelayMs: number;
   maxDelayMs: number;
   timeoutMs: number;
+  /** Sends the POSTs; forwardDispatcher's, which checks each address connected to, unless a test passes another. */
   dispatcher?: Dispatcher;
+  /** Private networks may receive forwards (SWITCHBOARD_FORWARD_ALLOW_PRIVATE). */
+  allowPrivate?: boolean;
 }
 
 export const DEFAULT_FORWARD_OPTIONS: ForwardOptions = { baseDelayMs: 5_000, maxDelayMs: 60 * 60_000, timeoutMs: 10_000 };
@@ -46,7 +50,10 @@ export async function forwardOnce(events: EventStore, delivery: Delivery, option
   const started = performance.now();
   let status: number | undefined;
   let error: string | undefined;
+  let refused = false;
   try {
+    const literal = hostRefusal(new URL(delivery.url), options.allowPrivate ?? false);
+    if (literal) throw new ForwardRefused(literal);
     const res = await request(delivery.url, {
       method: 'POST',
       headers,
@@ -59,7 +66,10 @@ export async function forwardOnce(events: EventStore, delivery: Delivery, option
     await res.body.dump();
     if (status < 200 || status >= 300) error = `receiver answered ${status}`;
   } catch (e) {
-    error = ((e as { code?: string }).code ?? (e as Error).message ?? 'network error').slice(0, 200);
+    refused = e instanceof ForwardRefused;
+    error = refused
+      ? `refused, not retried: ${(e as Error).message}`.slice(0, 300)
+      : ((e as { code?: string }).code ?? (e as Error).message ?? 'network error').slice(0, 200);
   }
   const delivered = error === undefined;
   const step = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** delivery.attempts);
@@ -69,7 +79,7 @@ export async function forwardOnce(events: EventStore, delivery: Delivery, option
     error,
     durationMs: performance.now() - started,
     delivered,
-    nextAttemptAt: delivered ? null : next > delivery.giveUpAt ? null : next,
+    nextAttemptAt: delivered || refused || next > delivery.giveUpAt ? null : next,
   });
   return delivered;
 }

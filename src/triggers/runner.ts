@@ -6,7 +6,9 @@ import type { Logger } from '../log.js';
 import type { Store, Trigger } from '../store/types.js';
 import type { ToolDeps } from '../tool.js';
 import type { EventLog } from './event-log.js';
+import type { Dispatcher } from 'undici';
 import { DEFAULT_FORWARD_OPTIONS, forwardOnce, type ForwardOptions } from './forward.js';
+import { forwardDispatcher } from './forward-guard.js';
 import type { TriggerKind } from './kind.js';
 
 export const RUNNER_LEASE = 'runner';
@@ -15,7 +17,7 @@ export interface RunnerOptions {
   store: Store;
   kinds: Map<string, TriggerKind>;
   log: EventLog;
-  deps: Pick<ToolDeps, 'baseUrls' | 'dispatcher' | 'retry'>;
+  deps: Pick<ToolDeps, 'baseUrls' | 'dispatcher' | 'retry' | 'forwardPolicy'>;
   logger: Logger;
   leaseTtlMs?: number;
   tickMs?: number;
@@ -48,10 +50,14 @@ export class Runner {
   private relist = true;
   private readonly ttl: number;
   private readonly forward: ForwardOptions;
+  /** Forwards go through their own dispatcher, which checks every address it connects to. */
+  private readonly forwardAgent: Dispatcher | undefined;
 
   constructor(private readonly o: RunnerOptions) {
     this.ttl = o.leaseTtlMs ?? 15_000;
-    this.forward = { ...DEFAULT_FORWARD_OPTIONS, dispatcher: o.deps.dispatcher, ...o.forward };
+    const policy = o.deps.forwardPolicy ?? { allowPrivate: false };
+    this.forwardAgent = o.forward?.dispatcher ? undefined : forwardDispatcher(policy);
+    this.forward = { ...DEFAULT_FORWARD_OPTIONS, dispatcher: this.forwardAgent, allowPrivate: policy.allowPrivate, ...o.forward };
   }
 
   get isLeader(): boolean {
@@ -67,6 +73,7 @@ export class Runner {
     clearInterval(this.timer);
     this.timer = undefined;
     await Promise.allSettled([...this.work]);
+    await this.forwardAgent?.close().catch(() => undefined);
     if (this.leading) {
       this.leading = false;
       await this.o.onLeadership?.(false).catch(() => undefined);

@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import type { Store, Trigger } from '../store/types.js';
 import { defineTool, parseInput, type CallContext, type TriggerRuntime } from '../tool.js';
 import { eventJson } from './forward.js';
+import { checkForwardUrl } from './forward-guard.js';
 import type { SetupResult } from './kind.js';
 import { TRIGGER_KINDS } from './kinds.js';
 import { newTriggerId } from '../store/triggers.js';
@@ -78,7 +79,7 @@ export const triggersCreate = defineTool({
     const runtime = runtimeOf(ctx);
     const kind = runtime.kinds.get(input.kind)!;
     const config = parseInput(kind.config, input.config ?? {}, 'config') as Record<string, unknown>;
-    const forwardUrl = input.forward_url ? checkForwardUrl(input.forward_url) : null;
+    const forwardUrl = input.forward_url ? await checkForwardUrl(input.forward_url, ctx.deps.forwardPolicy ?? { allowPrivate: false }) : null;
     const { account, secret } = await ctx.deps.store.accounts.resolve(kind.connector, input.account);
     const api = CONNECTORS[kind.connector].api(account, secret, ctx.deps, ctx.signal);
     const id = newTriggerId();
@@ -117,18 +118,6 @@ export const triggersCreate = defineTool({
     return { trigger: await describeTrigger(ctx.deps.store, trigger), next, ...(forwardSecret ? { forward_secret: forwardSecret } : {}) };
   },
 });
-
-function checkForwardUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InputError(`"forward_url" must be an absolute http(s) URL, not ${JSON.stringify(value.slice(0, 100))}.`, 'forward_url');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InputError('"forward_url" must use http or https.', 'forward_url');
-  if (url.username || url.password) throw new InputError('"forward_url" must not carry a user name or password.', 'forward_url');
-  return url.href;
-}
 
 export const triggersList = defineTool({
   name: 'triggers_list',
