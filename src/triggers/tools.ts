@@ -223,8 +223,8 @@ export const eventsNext = defineTool({
       // A consumer seen for the first time starts now, like a call without one; a given cursor acknowledges up to it.
       const key = `mcp:${input.consumer}`;
       const kept = await events.cursor(key);
-      if (given !== undefined || kept === undefined) await events.setCursor(key, cursor);
       if (given === undefined && kept !== undefined) cursor = kept;
+      else await events.setCursor(key, cursor);
     }
     let batch = await events.after(cursor, { triggerIds: input.triggers, limit: limit + 1 });
     if (batch.length === 0 && input.wait_seconds) {
