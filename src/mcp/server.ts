@@ -9,9 +9,13 @@ import {
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { randomUUID } from 'node:crypto';
@@ -56,6 +60,44 @@ async function offerSignIn(server: Server, deps: ServerDeps, error: unknown): Pr
     elicitationId: randomUUID(),
   });
   return answer.action === 'accept';
+}
+
+async function callTool(
+  server: Server,
+  deps: ServerDeps,
+  tool: Tool,
+  params: CallToolRequest['params'],
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): Promise<CallToolResult> {
+  const started = performance.now();
+  const progressToken = params._meta?.progressToken;
+  try {
+    const ctx: CallContext = {
+      deps,
+      signal: extra.signal,
+      progress: async (progress, total, message) => {
+        if (progressToken === undefined) return;
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
+      },
+    };
+    const args = params.arguments;
+    const data = deps.results ? await deps.results.call(tool, args, ctx) : await tool.call(args, ctx);
+    deps.logger.debug('tool call', { tool: tool.name, ms: Math.round(performance.now() - started), ok: true });
+    return toResult(data);
+  } catch (error) {
+    deps.logger.info('tool call failed', {
+      tool: tool.name,
+      ms: Math.round(performance.now() - started),
+      error: (error as Error)?.name ?? 'Error',
+    });
+    if (!(error instanceof Error) || error.name === 'Error' || error.name === 'TypeError') {
+      deps.logger.error('unexpected tool failure', { tool: tool.name, message: deps.redactor.redact(String((error as Error)?.stack ?? error)) });
+    }
+    const offered = await offerSignIn(server, deps, error).catch(() => false);
+    const result = toErrorResult(error, deps.redactor);
+    if (offered) (result.content[0] as { text: string }).text += ' A sign-in link was offered to the user; once they have signed in, call the tool again.';
+    return result;
+  }
 }
 
 // Converting every tool's zod schemas costs about 10 ms per session; sessions of one process share the
@@ -116,35 +158,8 @@ export function createLazyServer(setup: ServerSetup): Server {
       const listed = await listTools();
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools/list shows the ${listed.length} tools.`);
     }
-    const started = performance.now();
-    const progressToken = request.params._meta?.progressToken;
-    try {
-      const ctx: CallContext = {
-        deps,
-        signal: extra.signal,
-        progress: async (progress, total, message) => {
-          if (progressToken === undefined) return;
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
-        },
-      };
-      const args = request.params.arguments;
-      const data = deps.results ? await deps.results.call(tool, args, ctx) : await tool.call(args, ctx);
-      deps.logger.debug('tool call', { tool: tool.name, ms: Math.round(performance.now() - started), ok: true });
-      return toResult(data);
-    } catch (error) {
-      deps.logger.info('tool call failed', {
-        tool: tool.name,
-        ms: Math.round(performance.now() - started),
-        error: (error as Error)?.name ?? 'Error',
-      });
-      if (!(error instanceof Error) || error.name === 'Error' || error.name === 'TypeError') {
-        deps.logger.error('unexpected tool failure', { tool: tool.name, message: deps.redactor.redact(String((error as Error)?.stack ?? error)) });
-      }
-      const offered = await offerSignIn(server, deps, error).catch(() => false);
-      const result = toErrorResult(error, deps.redactor);
-      if (offered) (result.content[0] as { text: string }).text += ' A sign-in link was offered to the user; once they have signed in, call the tool again.';
-      return result;
-    }
+    // Every result leaves through the redactor, success or not: a provider may echo the credential in any body.
+    return deps.redactor.redactDeep(await callTool(server, deps, tool, request.params, extra));
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
