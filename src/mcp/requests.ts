@@ -49,7 +49,8 @@ function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
       const field = issue.path.filter((p) => p !== 'params').join('.') || 'params';
-      return `"${field}" ${issue.message.replace(/^Invalid input: /, '')}`;
+      // JSON has objects where zod speaks of records.
+      return `"${field}" ${issue.message.replace(/^Invalid input: /, '').replace(/\brecord\b/, 'object')}`;
     })
     .join('; ');
 }
