@@ -13,4 +13,12 @@ export class Redactor {
     }
     return out.replace(/\b(Bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]');
   }
+
+  /** The same value with every string in it, keys included, redacted: a whole tool result. */
+  redactDeep<T>(value: T): T {
+    if (typeof value === 'string') return this.redact(value) as T;
+    if (Array.isArray(value)) return value.map((v) => this.redactDeep(v)) as T;
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.redact(k), this.redactDeep(v)])) as T;
+  }
 }

@@ -1,23 +1,26 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
-  ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { randomUUID } from 'node:crypto';
 import { AccountError, toErrorResult } from '../errors.js';
 import type { Provider } from '../store/types.js';
 import type { Logger } from '../log.js';
+import { invalidParams, onRequest, refuseCursor, RequestError, RESOURCE_NOT_FOUND } from './requests.js';
 import { toMcpTool, toResult, type CallContext, type Tool, type ToolDeps } from '../tool.js';
 
 export interface ServerDeps extends ToolDeps {
@@ -30,6 +33,8 @@ export interface ServerDeps extends ToolDeps {
 
 const ACCOUNTS_URI = 'switchboard://accounts';
 const EVENTS_URI = /^switchboard:\/\/triggers\/([\w-]+)\/events$/;
+/** One per trigger is all a session needs; the bound keeps a client from growing the set without end. */
+const MAX_SUBSCRIPTIONS = 1000;
 export const EVENT_NOTIFICATION = 'notifications/switchboard/event';
 const eventsUri = (triggerId: string) => `switchboard://triggers/${triggerId}/events`;
 
@@ -56,6 +61,44 @@ async function offerSignIn(server: Server, deps: ServerDeps, error: unknown): Pr
     elicitationId: randomUUID(),
   });
   return answer.action === 'accept';
+}
+
+async function callTool(
+  server: Server,
+  deps: ServerDeps,
+  tool: Tool,
+  params: CallToolRequest['params'],
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): Promise<CallToolResult> {
+  const started = performance.now();
+  const progressToken = params._meta?.progressToken;
+  try {
+    const ctx: CallContext = {
+      deps,
+      signal: extra.signal,
+      progress: async (progress, total, message) => {
+        if (progressToken === undefined) return;
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
+      },
+    };
+    const args = params.arguments;
+    const data = deps.results ? await deps.results.call(tool, args, ctx) : await tool.call(args, ctx);
+    deps.logger.debug('tool call', { tool: tool.name, ms: Math.round(performance.now() - started), ok: true });
+    return toResult(data);
+  } catch (error) {
+    deps.logger.info('tool call failed', {
+      tool: tool.name,
+      ms: Math.round(performance.now() - started),
+      error: (error as Error)?.name ?? 'Error',
+    });
+    if (!(error instanceof Error) || error.name === 'Error' || error.name === 'TypeError') {
+      deps.logger.error('unexpected tool failure', { tool: tool.name, message: deps.redactor.redact(String((error as Error)?.stack ?? error)) });
+    }
+    const offered = await offerSignIn(server, deps, error).catch(() => false);
+    const result = toErrorResult(error, deps.redactor);
+    if (offered) (result.content[0] as { text: string }).text += ' A sign-in link was offered to the user; once they have signed in, call the tool again.';
+    return result;
+  }
 }
 
 // Converting every tool's zod schemas costs about 10 ms per session; sessions of one process share the
@@ -103,51 +146,26 @@ export function createLazyServer(setup: ServerSetup): Server {
   const listTools = async () => setup.listed ?? listedTools((await needDeps()).tools);
   let byName: Map<string, Tool> | undefined;
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  onRequest(server, ListToolsRequestSchema, async (request) => {
+    refuseCursor(request.params?.cursor);
     setup.onListTools?.();
     return { tools: await listTools() };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  onRequest(server, CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const deps = await needDeps();
     byName ??= new Map(deps.tools.map((t) => [t.name, t]));
     const tool = byName.get(request.params.name);
     if (!tool) {
       const listed = await listTools();
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools/list shows the ${listed.length} tools.`);
+      throw invalidParams(`Unknown tool "${request.params.name}"; tools/list shows the ${listed.length} tools.`);
     }
-    const started = performance.now();
-    const progressToken = request.params._meta?.progressToken;
-    try {
-      const ctx: CallContext = {
-        deps,
-        signal: extra.signal,
-        progress: async (progress, total, message) => {
-          if (progressToken === undefined) return;
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
-        },
-      };
-      const args = request.params.arguments;
-      const data = deps.results ? await deps.results.call(tool, args, ctx) : await tool.call(args, ctx);
-      deps.logger.debug('tool call', { tool: tool.name, ms: Math.round(performance.now() - started), ok: true });
-      return toResult(data);
-    } catch (error) {
-      deps.logger.info('tool call failed', {
-        tool: tool.name,
-        ms: Math.round(performance.now() - started),
-        error: (error as Error)?.name ?? 'Error',
-      });
-      if (!(error instanceof Error) || error.name === 'Error' || error.name === 'TypeError') {
-        deps.logger.error('unexpected tool failure', { tool: tool.name, message: deps.redactor.redact(String((error as Error)?.stack ?? error)) });
-      }
-      const offered = await offerSignIn(server, deps, error).catch(() => false);
-      const result = toErrorResult(error, deps.redactor);
-      if (offered) (result.content[0] as { text: string }).text += ' A sign-in link was offered to the user; once they have signed in, call the tool again.';
-      return result;
-    }
+    // Every result leaves through the redactor, success or not: a provider may echo the credential in any body.
+    return deps.redactor.redactDeep(await callTool(server, deps, tool, request.params, extra));
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+  onRequest(server, ListResourcesRequestSchema, async (request) => {
+    refuseCursor(request.params?.cursor);
     const deps = await needDeps();
     const triggers = deps.triggers ? await deps.store.triggers.list() : [];
     return {
@@ -158,42 +176,58 @@ export function createLazyServer(setup: ServerSetup): Server {
     };
   });
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: (await needDeps()).triggers
-      ? [
-          {
-            uriTemplate: 'switchboard://triggers/{id}/events',
-            name: 'trigger-events',
-            title: 'Latest events of a trigger',
-            description: 'The 20 newest events of a trigger; subscribe to be told of each new one',
-            mimeType: 'application/json',
-          },
-        ]
-      : [],
-  }));
+  onRequest(server, ListResourceTemplatesRequestSchema, async (request) => {
+    refuseCursor(request.params?.cursor);
+    if (!(await needDeps()).triggers) return { resourceTemplates: [] };
+    return {
+      resourceTemplates: [
+        {
+          uriTemplate: 'switchboard://triggers/{id}/events',
+          name: 'trigger-events',
+          title: 'Latest events of a trigger',
+          description: 'The 20 newest events of a trigger; subscribe to be told of each new one',
+          mimeType: 'application/json',
+        },
+      ],
+    };
+  });
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  /** The trigger an events URI names, when it exists; other URIs are not this server's. */
+  const triggerOf = async (deps: ServerDeps, uri: string) => {
+    const triggerId = EVENTS_URI.exec(uri)?.[1];
+    return triggerId && deps.triggers && (await deps.store.triggers.get(triggerId)) ? triggerId : undefined;
+  };
+  const notFound = (uri: string) =>
+    new RequestError(RESOURCE_NOT_FOUND, `Resource ${uri.slice(0, 200)} not found; resources/list shows what exists.`, { uri });
+
+  onRequest(server, ReadResourceRequestSchema, async (request) => {
     const deps = await needDeps();
     const { uri } = request.params;
     if (uri === ACCOUNTS_URI) {
       const accounts = await deps.store.accounts.list();
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ accounts }) }] };
     }
-    const triggerId = EVENTS_URI.exec(uri)?.[1];
-    if (triggerId && deps.triggers && (await deps.store.triggers.get(triggerId))) {
-      const events = await deps.store.events.latest(triggerId, 20);
-      const { eventJson } = await import('../triggers/forward.js');
-      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ events: events.map(eventJson) }) }] };
-    }
-    throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found; resources/list shows what exists.`);
+    const triggerId = await triggerOf(deps, uri);
+    if (!triggerId) throw notFound(uri);
+    const events = await deps.store.events.latest(triggerId, 20);
+    const { eventJson } = await import('../triggers/forward.js');
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ events: events.map(eventJson) }) }] };
   });
 
   const subscriptions = new Set<string>();
-  server.setRequestHandler(SubscribeRequestSchema, (request) => {
-    subscriptions.add(request.params.uri);
+  onRequest(server, SubscribeRequestSchema, async (request) => {
+    const { uri } = request.params;
+    if (!EVENTS_URI.test(uri)) {
+      throw invalidParams(`"uri" ${JSON.stringify(uri.slice(0, 200))} cannot be subscribed to: only switchboard://triggers/{id}/events (ids from triggers_list) can.`);
+    }
+    if (!(await triggerOf(await needDeps(), uri))) throw notFound(uri);
+    if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      throw invalidParams(`A session may hold ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from one before subscribing to ${uri}.`);
+    }
+    subscriptions.add(uri);
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  onRequest(server, UnsubscribeRequestSchema, (request) => {
     subscriptions.delete(request.params.uri);
     return {};
   });

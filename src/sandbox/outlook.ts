@@ -146,9 +146,12 @@ export function createOutlookState(options: { now?: Date } = {}): OutlookState {
 
 /** Sandbox helper: an email arrives (in the inbox unless `folderId`, an id or well-known name, says otherwise). */
 
+/** Sandbox-only: answers 200 with the request's headers, credential included, as some providers' debugging endpoints do. */
+const echoRoute: Routes = { 'GET /_sandbox/echo': (req) => ({ status: 200, body: { headers: req.headers } }) };
+
 /** The route table, every path under /v1.0 (the connector's base URL is `<url>/v1.0`). */
 export function outlookRoutes(state: OutlookState): Routes {
-  const routes = withPersonalAccount(state, { ...mailRoutes(state), ...folderRoutes(state), ...calendarRoutes(state), ...deltaRoutes(state) });
+  const routes = withPersonalAccount(state, { ...mailRoutes(state), ...folderRoutes(state), ...calendarRoutes(state), ...deltaRoutes(state), ...echoRoute });
   const prefixed = Object.fromEntries(Object.entries(routes).map(([key, handler]) => [key.replace(' /', ' /v1.0/'), handler]));
   const graph = withMiddleware(prefixed, async (req, next) => {
     const requestId = String(req.headers['client-request-id'] ?? '') || hexId(String(Math.random()), 32);

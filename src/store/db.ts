@@ -35,7 +35,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqliteStore>
     mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     db = openDatabase(dbFile);
   } catch (error) {
-    throw dataDirError(error as NodeJS.ErrnoException, options.dataDir);
+    throw damagedStoreError(error, dbFile) ?? dataDirError(error as NodeJS.ErrnoException, options.dataDir);
   }
   try {
     runMigrations(db);
@@ -56,8 +56,20 @@ export async function openStore(options: OpenStoreOptions): Promise<SqliteStore>
     };
   } catch (error) {
     db.close();
-    throw error;
+    throw damagedStoreError(error, dbFile) ?? error;
   }
+}
+
+/** SQLite found the file damaged, or not a database at all: which file, and how to recover. */
+export function damagedStoreError(error: unknown, dbFile: string): InputError | undefined {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !(code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')) return undefined;
+  return new InputError(
+    `The store ${dbFile} is damaged (${(error as Error).message}, ${code}); nothing was changed. ` +
+      `Restore it from a backup, or move it aside (e.g. to ${DB_FILE_NAME}.damaged) to start with an empty store, ` +
+      'then add the accounts and triggers again (switchboard accounts add, switchboard triggers add).',
+    'data-dir',
+  );
 }
 
 /** The data directory cannot hold the store: why, and how to choose one that can. */
@@ -70,7 +82,6 @@ function dataDirError(error: NodeJS.ErrnoException, dataDir: string): Error {
     ENOSPC: `the disk is full (ENOSPC). Free some space, or ${elsewhere}`,
     ENOTDIR: `a part of that path is a file, not a directory (ENOTDIR). Correct the path, or ${elsewhere}`,
     EEXIST: `it is a file, not a directory (EEXIST). Correct the path, or ${elsewhere}`,
-    SQLITE_NOTADB: `its ${DB_FILE_NAME} is not a Switchboard store (SQLITE_NOTADB). Move that file away, or ${elsewhere}`,
   };
   if (!error.code) return error;
   const reason = reasons[error.code] ?? `${error.message} (${error.code}). Check the directory, or ${elsewhere}`;
@@ -93,22 +104,35 @@ export function openDatabase(dbFile: string): Database.Database {
     throw error;
   }
   restrictFileModes(dbFile);
-  compileOnce(db);
+  compileOnce(db, dbFile);
   return db;
 }
 
 /** Each SQL text is compiled once per connection: the stores run the same few statements on every call. */
-function compileOnce(db: Database.Database): void {
+function compileOnce(db: Database.Database, dbFile: string): void {
   const compile = db.prepare.bind(db);
   const statements = new Map<string, Database.Statement>();
   db.prepare = ((sql: string) => {
     let statement = statements.get(sql);
     if (!statement) {
       if (statements.size >= 500) statements.clear();
-      statements.set(sql, (statement = compile(sql)));
+      statements.set(sql, (statement = reportDamage(() => compile(sql), dbFile)));
+      for (const name of ['run', 'get', 'all'] as const) {
+        const method = statement[name].bind(statement) as (...args: unknown[]) => never;
+        (statement as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => reportDamage(() => method(...args), dbFile);
+      }
     }
     return statement;
   }) as typeof db.prepare;
+}
+
+/** A damaged page may turn up in any query, long after the store opened: each such failure says which file and how to recover. */
+function reportDamage<T>(work: () => T, dbFile: string): T {
+  try {
+    return work();
+  } catch (error) {
+    throw damagedStoreError(error, dbFile) ?? error;
+  }
 }
 
 function restrictFileModes(dbFile: string): void {

@@ -36,9 +36,9 @@ export class SqliteEventStore implements EventStore {
     return row?.id ?? 0;
   }
 
-  async cursor(consumer: string): Promise<number> {
+  async cursor(consumer: string): Promise<number | undefined> {
     const row = this.db.prepare('SELECT cursor FROM consumers WHERE name = ?').get(consumer) as { cursor: number } | undefined;
-    return row?.cursor ?? 0;
+    return row?.cursor;
   }
 
   async setCursor(consumer: string, cursor: number): Promise<void> {

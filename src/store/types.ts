@@ -204,7 +204,8 @@ export interface EventStore {
   latest(triggerId: string, limit: number): Promise<TriggerEvent[]>;
   /** The newest event's id; with `receivedBefore` (ISO 8601), the newest received before then; 0 when there is none. */
   lastId(receivedBefore?: string): Promise<number>;
-  cursor(consumer: string): Promise<number>;
+  /** Where `consumer` has acknowledged up to; undefined for a consumer never seen. */
+  cursor(consumer: string): Promise<number | undefined>;
   setCursor(consumer: string, cursor: number): Promise<void>;
   /** Records that `consumer` gave up on an event (adding to its attempts, ending any retry request) and moves its cursor past it, at once. */
   recordFailure(consumer: string, eventId: number, failure: { attempts: number; error: string }): Promise<void>;

@@ -116,11 +116,10 @@ interface ExecOptions extends TailOptions {
 async function runEach(store: Store, log: EventLog, options: ExecOptions): Promise<void> {
   const key = CLI_CONSUMER_PREFIX + options.consumer;
   const triggerIds = options.triggerId ? [options.triggerId] : undefined;
-  let cursor = await store.events.cursor(key);
-  if (cursor === 0) {
-    cursor = await store.events.lastId();
-    await store.events.setCursor(key, cursor);
-  }
+  // A consumer seen for the first time starts now.
+  const kept = await store.events.cursor(key);
+  let cursor = kept ?? (await store.events.lastId());
+  if (kept === undefined) await store.events.setCursor(key, cursor);
   await log.start();
   const parked = (await store.events.failures({ consumer: key })).filter((f) => !f.retryRequestedAt).length;
   if (parked) options.warn(`${parked} event(s) failed earlier for consumer ${options.consumer}: switchboard events failed --consumer ${options.consumer} lists them.`);

@@ -182,11 +182,11 @@ export const eventsNext = defineTool({
   title: 'Next trigger events',
   description:
     'Trigger events after a cursor, waiting up to wait_seconds. ' +
-    'With consumer the server keeps the cursor: pass next_cursor back to acknowledge.',
+    'With consumer the server keeps the cursor (a new one starts now): pass next_cursor back to acknowledge.',
   input: z
     .object({
       triggers: z.array(z.string()).optional().describe('Only these trigger ids'),
-      cursor: z.string().regex(/^\d+$/, 'must be a next_cursor value').optional().describe('next_cursor of the last call; omit to start now'),
+      cursor: z.string().regex(/^\d+$/, 'must be a next_cursor value').optional().describe('next_cursor of the last call; omit to start now, "0" for the whole log'),
       consumer: z.string().regex(/^[\w.:-]{1,64}$/, 'letters, digits, _ . : - only, at most 64').optional().describe('Name to keep your cursor under'),
       wait_seconds: z.number().int().min(0).max(60).optional().describe('Wait this long for a new event'),
       limit: z.number().int().min(1).max(100).optional().describe('Default 20'),
@@ -199,12 +199,21 @@ export const eventsNext = defineTool({
     const { log } = runtimeOf(ctx);
     const events = ctx.deps.store.events;
     const limit = input.limit ?? 20;
-    let cursor: number;
+    const head = await events.lastId();
+    const given = input.cursor === undefined ? undefined : Number(input.cursor);
+    if (given !== undefined && given > head) {
+      throw new InputError(
+        `"cursor" ${input.cursor} is beyond the newest event (${head}): pass a next_cursor this server returned, "0" for the whole log, or omit it to start now.`,
+        'cursor',
+      );
+    }
+    let cursor = given ?? head;
     if (input.consumer) {
-      if (input.cursor !== undefined) await events.setCursor(`mcp:${input.consumer}`, Number(input.cursor));
-      cursor = await events.cursor(`mcp:${input.consumer}`);
-    } else {
-      cursor = input.cursor !== undefined ? Number(input.cursor) : await events.lastId();
+      // A consumer seen for the first time starts now, like a call without one; a given cursor acknowledges up to it.
+      const key = `mcp:${input.consumer}`;
+      const kept = await events.cursor(key);
+      if (given === undefined && kept !== undefined) cursor = kept;
+      else await events.setCursor(key, cursor);
     }
     let batch = await events.after(cursor, { triggerIds: input.triggers, limit: limit + 1 });
     if (batch.length === 0 && input.wait_seconds) {

@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandboxServer, type SandboxServer } from '../../src/sandbox/server.js';
 import { HOSTILE_ENDPOINTS } from '../http/hostile.js';
@@ -174,6 +175,18 @@ describe('other API Call tools', () => {
     const text = await h.fails('outlook_api_call', { method: 'GET', endpoint: '/me/messages?$search="x"&$orderby=receivedDateTime desc' });
     expect(text).toMatch(/400/);
     expect(text).toMatch(/SearchWithOrderBy/);
+  });
+
+  it('redacts the credential a provider echoes in a successful body, in structured content and text alike', async () => {
+    const token = h.sandbox.accounts.find((a) => a.provider === 'outlook')!.secret.token!;
+    const result = (await h.client.callTool({ name: 'outlook_api_call', arguments: { method: 'GET', endpoint: '/_sandbox/echo' } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const echoed = (result.structuredContent as { status: number; body: { headers: Record<string, string> } });
+    expect(echoed.status).toBe(200);
+    expect(echoed.body.headers.authorization).toBe('Bearer [redacted]');
+    expect(JSON.stringify(result.structuredContent)).not.toContain(token);
+    expect((result.content[0] as { text: string }).text).not.toContain(token);
+    expect((result.content[0] as { text: string }).text).toContain('[redacted]');
   });
 
   it('outlook_api_call reports an unknown message id as not found', async () => {

@@ -107,7 +107,7 @@ describe('event delivery over MCP', () => {
   });
 
   it('a named consumer gets unacknowledged events again and moves on only when it acknowledges', async () => {
-    const first = await h.ok('events_next', { consumer: 'agent-1', triggers: [triggerId] });
+    const first = await h.ok('events_next', { consumer: 'agent-1', triggers: [triggerId], cursor: '0' });
     const again = await h.ok('events_next', { consumer: 'agent-1', triggers: [triggerId] });
     expect(again.events.map((e: { id: string }) => e.id)).toEqual(first.events.map((e: { id: string }) => e.id));
     expect(first.events.length).toBeGreaterThan(0);
@@ -115,6 +115,30 @@ describe('event delivery over MCP', () => {
     expect(acked.events).toEqual([]);
     const event = await commitEvent();
     const next = await h.ok('events_next', { consumer: 'agent-1', triggers: [triggerId] });
+    expect(next.events.map((e: { id: string }) => e.id)).toEqual([String(event.id)]);
+  });
+
+  it('a new consumer without a cursor starts now, and sees the next event', async () => {
+    expect((await h.store.events.after(0, { limit: 1 })).length).toBe(1);
+    const start = await h.ok('events_next', { consumer: 'newcomer', triggers: [triggerId] });
+    expect(start.events).toEqual([]);
+    expect(start.next_cursor).toBe(String(await h.store.events.lastId()));
+    const event = await commitEvent();
+    const next = await h.ok('events_next', { consumer: 'newcomer', triggers: [triggerId] });
+    expect(next.events.map((e: { id: string }) => e.id)).toEqual([String(event.id)]);
+    const replay = await h.ok('events_next', { consumer: 'newcomer', triggers: [triggerId], cursor: '0', limit: 1 });
+    expect(replay.events[0].id).toBe(String((await h.store.events.after(0, { limit: 1 }))[0]!.id));
+  });
+
+  it('refuses a cursor beyond the newest event, naming the field and the head, and keeps the consumer where it was', async () => {
+    const head = await h.store.events.lastId();
+    const text = await h.fails('events_next', { consumer: 'far-ahead', cursor: '999999' });
+    expect(text).toMatch(/"cursor" 999999 is beyond the newest event/);
+    expect(text).toContain(`(${head})`);
+    expect(await h.fails('events_next', { cursor: String(head + 1) })).toMatch(/"cursor"/);
+    expect(await h.store.events.cursor('mcp:far-ahead')).toBeUndefined();
+    const event = await commitEvent();
+    const next = await h.ok('events_next', { consumer: 'far-ahead', cursor: String(head) });
     expect(next.events.map((e: { id: string }) => e.id)).toEqual([String(event.id)]);
   });
 
