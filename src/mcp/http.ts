@@ -35,6 +35,9 @@ export interface HttpListenerOptions {
   sessionIdleMs?: number;
   /** Bounds of each session's replay buffer for resumed streams. */
   eventStore?: EventStoreLimits;
+  /** A client that has not sent its headers (10 s) or its whole request (30 s) by then is answered 408 and dropped. */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 export interface HttpListener {
@@ -210,7 +213,13 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     res.writeHead(405).end();
   }
 
-  const server = createHttpServer(async (req, res) => {
+  const timeouts = {
+    headersTimeout: options.headersTimeoutMs ?? 10_000,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    // How often Node looks for connections past those limits (by default every 30 s, which would let them linger).
+    connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs ?? 1_000),
+  };
+  const server = createHttpServer(timeouts, async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://listener');
       if (!options.token && !hostAllowed(req.headers.host)) return plain(res, 403, `Forbidden: Host ${req.headers.host ?? '(none)'} is not served here.`);

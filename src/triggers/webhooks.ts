@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { header, readBody, type Route } from '../mcp/http.js';
 import type { Store, Trigger } from '../store/types.js';
 import type { EventLog } from './event-log.js';
@@ -8,6 +9,8 @@ import type { TriggerKind, WebhookDelivery } from './kind.js';
 
 /** GitHub sends at most 25 MB; anything larger is not a delivery. */
 const MAX_DELIVERY_BYTES = 26 * 1024 * 1024;
+/** Delivery bodies read at once: each may be up to MAX_DELIVERY_BYTES in memory until it is verified. */
+const BODIES_AT_ONCE = 4;
 
 export interface WebhookDeps {
   store: Store;
@@ -29,18 +32,36 @@ export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, r
  * matching trigger's events are committed, and only then does the provider get its 2xx.
  */
 export function webhookRoutes(deps: WebhookDeps): Route[] {
+  const reading = pLimit(BODIES_AT_ONCE);
+  const read = (req: IncomingMessage, res: ServerResponse) => readDelivery(req, res, reading);
   return [
-    { method: 'POST', path: '/webhooks/github/', public: true, handle: (req, res, url) => github(deps, req, res, url) },
-    { method: 'POST', path: '/webhooks/vercel/', public: true, handle: (req, res, url) => vercel(deps, req, res, url) },
+    { method: 'POST', path: '/webhooks/github/', public: true, handle: (req, res, url) => github(deps, read, req, res, url) },
+    { method: 'POST', path: '/webhooks/vercel/', public: true, handle: (req, res, url) => vercel(deps, read, req, res, url) },
   ];
 }
 
-async function github(deps: WebhookDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+type ReadDelivery = (req: IncomingMessage, res: ServerResponse) => Promise<Buffer | undefined>;
+
+/** The body of a delivery whose target exists, a bounded number at once; answers 413 itself when it is too large. */
+async function readDelivery(req: IncomingMessage, res: ServerResponse, reading: LimitFunction): Promise<Buffer | undefined> {
+  if (Number(req.headers['content-length'] ?? 0) > MAX_DELIVERY_BYTES) return void refuseUnread(res, 413, { error: 'delivery too large' });
+  const raw = await reading(() => readBody(req, MAX_DELIVERY_BYTES));
+  if (!raw) reply(res, 413, { error: 'delivery too large' });
+  return raw;
+}
+
+/** Answers without reading the body, and closes the connection rather than draining what the sender still sends. */
+function refuseUnread(res: ServerResponse, status: number, body: unknown): void {
+  res.setHeader('connection', 'close');
+  reply(res, status, body);
+}
+
+async function github(deps: WebhookDeps, read: ReadDelivery, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const hookId = url.pathname.slice('/webhooks/github/'.length);
-  const raw = await readBody(req, MAX_DELIVERY_BYTES);
-  if (!raw) return reply(res, 413, { error: 'delivery too large' });
   const hook = /^hk_[0-9a-f]+$/.test(hookId) ? await deps.store.hooks.get(hookId) : undefined;
-  if (!hook) return reply(res, 404, { error: 'unknown hook' });
+  if (!hook) return refuseUnread(res, 404, { error: 'unknown hook' });
+  const raw = await read(req, res);
+  if (!raw) return;
   const secret = await deps.store.hooks.secret(hook.id);
   if (!signatureMatches('sha256', secret, raw, header(req, 'x-hub-signature-256'), 'sha256=')) {
     deps.logger.warn('github delivery refused: bad signature', { hook: hook.id });
@@ -55,12 +76,12 @@ async function github(deps: WebhookDeps, req: IncomingMessage, res: ServerRespon
   reply(res, 200, { accepted });
 }
 
-async function vercel(deps: WebhookDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function vercel(deps: WebhookDeps, read: ReadDelivery, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const triggerId = url.pathname.slice('/webhooks/vercel/'.length);
-  const raw = await readBody(req, MAX_DELIVERY_BYTES);
-  if (!raw) return reply(res, 413, { error: 'delivery too large' });
   const trigger = /^trg_[0-9a-f]+$/.test(triggerId) ? await deps.store.triggers.get(triggerId) : undefined;
-  if (!trigger || deps.kinds.get(trigger.kind)?.webhook?.provider !== 'vercel') return reply(res, 404, { error: 'unknown trigger' });
+  if (!trigger || deps.kinds.get(trigger.kind)?.webhook?.provider !== 'vercel') return refuseUnread(res, 404, { error: 'unknown trigger' });
+  const raw = await read(req, res);
+  if (!raw) return;
   const secret = (await deps.store.triggers.secrets(trigger.id)).webhook;
   if (!secret || !signatureMatches('sha1', secret, raw, header(req, 'x-vercel-signature'), '')) {
     deps.logger.warn('vercel delivery refused: bad signature', { trigger: trigger.id });
