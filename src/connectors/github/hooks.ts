@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { InputError, ProviderError } from '../../errors.js';
 import type { Api } from '../../http/client.js';
 import type { Account, Store, Trigger } from '../../store/types.js';
@@ -39,16 +42,33 @@ export function deliveryUrl(publicUrl: string, hookId: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/webhooks/github/${hookId}`;
 }
 
-// Two triggers created at once on one target must not both create a hook.
+// Two triggers created at once on one target must not both create a hook, in this process (a promise chain) or in
+// another one sharing the store (a lease on the store's clock, so a holder that dies frees it after LEASE_MS).
 const locks = new Map<string, Promise<unknown>>();
-async function serialized<T>(key: string, fn: () => Promise<T>): Promise<T> {
+const HOLDER = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+const LEASE_MS = 60_000;
+
+async function serialized<T>(store: Store, key: string, fn: () => Promise<T>): Promise<T> {
   const previous = locks.get(key) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(fn);
+  const run = previous.catch(() => undefined).then(() => underLease(store, `github-hook:${key}`, fn));
   locks.set(key, run);
   try {
     return await run;
   } finally {
     if (locks.get(key) === run) locks.delete(key);
+  }
+}
+
+async function underLease<T>(store: Store, lease: string, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + LEASE_MS;
+  while (!(await store.events.acquireLease(lease, HOLDER, LEASE_MS))) {
+    if (Date.now() > deadline) throw new Error('another Switchboard process has been changing this webhook for a minute; try again');
+    await delay(50);
+  }
+  try {
+    return await fn();
+  } finally {
+    await store.events.releaseLease(lease, HOLDER);
   }
 }
 
@@ -79,7 +99,7 @@ export interface JoinResult {
  */
 export async function joinHook(ctx: SetupContext & { publicUrl: string }, target: HookTarget, events: string[], eventsOf: EventsOf): Promise<JoinResult> {
   const { store, api, account } = ctx;
-  return serialized(`${account.id} ${target.key}`, async () => {
+  return serialized(store, `${account.id} ${target.key}`, async () => {
     const existing = await store.hooks.find('github', account.id, target.key);
     if (!existing) {
       const { hook, secret } = await store.hooks.create({ provider: 'github', accountId: account.id, target: target.key, events });
@@ -132,7 +152,7 @@ export async function leaveHook(ctx: { trigger: Trigger; account: Account; api: 
   const hook = await ctx.store.hooks.get(hookId);
   if (!hook) return;
   const target = targetFromKey(hook.target);
-  await serialized(`${hook.accountId} ${hook.target}`, async () => {
+  await serialized(ctx.store, `${hook.accountId} ${hook.target}`, async () => {
     const others = (await ctx.store.hooks.triggers(hook.id)).filter((t) => t.id !== ctx.trigger.id);
     if (others.length === 0) {
       if (hook.remoteId) await ctx.api.request({ method: 'DELETE', endpoint: `${target.path}/${hook.remoteId}`, acceptStatus: [404] });
