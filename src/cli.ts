@@ -295,8 +295,8 @@ function triggersCommand(triggers: Command): void {
       if (secret.length < 8) throw new InputError('The secret on standard input is empty or shorter than 8 characters.');
       const { setWebhookSecret } = await import('./triggers/commands.js');
       await withConfig(opts, async (config) => {
-        await setWebhookSecret(config, id, secret);
-        print(`Stored the webhook secret of trigger ${id}; its deliveries are now verified with it.`);
+        const until = await setWebhookSecret(config, id, secret);
+        print(`Stored the webhook secret of trigger ${id}; its deliveries are now verified with it.` + (until ? ` The secret it replaced is still accepted until ${until}.` : ''));
       });
     });
 }

@@ -122,6 +122,9 @@ export interface TriggerSecrets {
   forward?: string;
   /** Verifies the provider's webhook deliveries. */
   webhook?: string;
+  /** The webhook secret this one replaced, still accepted until `previousWebhookUntil` (ISO time). */
+  previousWebhook?: string;
+  previousWebhookUntil?: string;
 }
 
 export interface NewTrigger {

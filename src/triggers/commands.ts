@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
 import { openStore } from '../store/index.js';
+import type { Store } from '../store/types.js';
 import type { CallContext, ToolDeps } from '../tool.js';
 import { EventLog } from './event-log.js';
 import { TRIGGER_KINDS } from './kinds.js';
@@ -34,17 +35,32 @@ export async function runTriggerTool(config: Config, tool: 'create' | 'list' | '
   }
 }
 
-/** Stores a provider's webhook signing secret for a trigger created before the secret existed. */
-export async function setWebhookSecret(config: Config, triggerId: string, secret: string): Promise<void> {
+/** How long a replaced webhook secret is still accepted: deliveries signed before the provider switched are not lost. */
+export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Stores a provider's webhook signing secret for a trigger; a secret it replaces stays valid for the overlap.
+ * Returns until when the replaced one is accepted, if one was replaced.
+ */
+export async function setWebhookSecret(config: Config, triggerId: string, secret: string): Promise<string | undefined> {
   const store = await openStore({ dataDir: config.dataDir, secretKey: config.secretKey });
   try {
-    const trigger = await store.triggers.get(triggerId);
-    if (!trigger) throw new InputError(`No trigger "${triggerId}"; switchboard triggers list shows them.`, 'trigger');
-    if (!TRIGGER_KINDS.get(trigger.kind)?.webhook) throw new InputError(`Trigger ${triggerId} (${trigger.kind}) receives no webhooks, so it takes no secret.`, 'trigger');
-    await store.triggers.setSecrets(triggerId, { ...(await store.triggers.secrets(triggerId)), webhook: secret });
+    return await replaceWebhookSecret(store, triggerId, secret);
   } finally {
     await store.close();
   }
+}
+
+export async function replaceWebhookSecret(store: Store, triggerId: string, secret: string, now = Date.now()): Promise<string | undefined> {
+  const trigger = await store.triggers.get(triggerId);
+  if (!trigger) throw new InputError(`No trigger "${triggerId}"; switchboard triggers list shows them.`, 'trigger');
+  if (!TRIGGER_KINDS.get(trigger.kind)?.webhook) throw new InputError(`Trigger ${triggerId} (${trigger.kind}) receives no webhooks, so it takes no secret.`, 'trigger');
+  const current = await store.triggers.secrets(triggerId);
+  const replaced = current.webhook && current.webhook !== secret ? current.webhook : undefined;
+  const until = replaced ? new Date(now + WEBHOOK_SECRET_OVERLAP_MS).toISOString() : undefined;
+  const { previousWebhook: _, previousWebhookUntil: __, ...rest } = current;
+  await store.triggers.setSecrets(triggerId, { ...rest, webhook: secret, ...(replaced ? { previousWebhook: replaced, previousWebhookUntil: until } : {}) });
+  return until;
 }
 
 export function formatTriggers(triggers: Array<Record<string, any>>): string {

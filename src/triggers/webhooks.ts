@@ -82,8 +82,11 @@ async function vercel(deps: WebhookDeps, read: ReadDelivery, req: IncomingMessag
   if (!trigger || deps.kinds.get(trigger.kind)?.webhook?.provider !== 'vercel') return refuseUnread(res, 404, { error: 'unknown trigger' });
   const raw = await read(req, res);
   if (!raw) return;
-  const secret = (await deps.store.triggers.secrets(trigger.id)).webhook;
-  if (!secret || !signatureMatches('sha1', secret, raw, header(req, 'x-vercel-signature'), '')) {
+  const secrets = await deps.store.triggers.secrets(trigger.id);
+  // A replaced secret stays valid for its overlap, so deliveries signed before the provider switched still count.
+  const previous = secrets.previousWebhook && Date.parse(secrets.previousWebhookUntil ?? '') > Date.now() ? secrets.previousWebhook : undefined;
+  const valid = [secrets.webhook, previous].filter((s): s is string => !!s);
+  if (!valid.some((secret) => signatureMatches('sha1', secret, raw, header(req, 'x-vercel-signature'), ''))) {
     deps.logger.warn('vercel delivery refused: bad signature', { trigger: trigger.id });
     return reply(res, 401, { error: 'signature mismatch' });
   }

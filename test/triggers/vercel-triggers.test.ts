@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectorTools } from '../../src/connectors/index.js';
 import { vercelTools } from '../../src/connectors/vercel/tools.js';
 import { vercelKinds } from '../../src/connectors/vercel/webhooks.js';
+import { replaceWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from '../../src/triggers/commands.js';
 import { SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { startSandboxServer, type SandboxRequest } from '../../src/sandbox/server.js';
 import { USER_ID } from '../../src/sandbox/vercel.data.js';
@@ -213,6 +214,28 @@ describe('a trigger with a webhook the user sets up (personal account, Hobby)', 
     const second = await h.ok('vercel_create_deployment', { project: 'hello-world', branch: 'main' });
     expect((await advance(second.id, 'READY')).deliveries.filter(mine).map((x) => x.status)).toEqual([200]);
     expect((await events(id)).map((e) => e.payload.deployment_id)).toEqual([second.id]);
+  });
+
+  it('a replaced webhook secret is still accepted for its overlap, then refused', async () => {
+    const r = await h.ok('triggers_create', { kind: 'vercel.deployment_completed', config: { project: 'hello-world', manual: true } });
+    const id = r.trigger.id as string;
+    const delivery = (n: number) => JSON.stringify({ id: `evt_rotate_${n}`, type: 'deployment.succeeded', createdAt: Date.now(), payload: { deployment: { id: `dpl_rotate_${n}`, url: 'x.vercel.app', name: 'hello-world' }, project: { id: HELLO }, target: 'production' } });
+    const post = (key: string, n: number) => {
+      const body = delivery(n);
+      return http('POST', hookUrl(id), { body, headers: { 'content-type': 'application/json', 'x-vercel-signature': createHmac('sha1', key).update(body).digest('hex') } });
+    };
+    const NEW_SECRET = 'whsec-rotated-0123456789abcdef';
+    const now = Date.now();
+    expect(await replaceWebhookSecret(h.store, id, MANUAL_SECRET, now)).toBeUndefined();
+    const until = await replaceWebhookSecret(h.store, id, NEW_SECRET, now);
+    expect(Date.parse(until!) - now).toBe(WEBHOOK_SECRET_OVERLAP_MS);
+    expect((await post(MANUAL_SECRET, 1)).status).toBe(200);
+    expect((await post(NEW_SECRET, 2)).status).toBe(200);
+    expect((await post('whsec-never-set-0123456789', 3)).status).toBe(401);
+    // Once the overlap is over, only the new secret counts.
+    await h.store.triggers.setSecrets(id, { ...(await h.store.triggers.secrets(id)), previousWebhookUntil: new Date(Date.now() - 1000).toISOString() });
+    expect((await post(MANUAL_SECRET, 4)).status).toBe(401);
+    expect((await post(NEW_SECRET, 5)).status).toBe(200);
   });
 
   it('without a public URL: refuses without a secret, and with one says where to point the webhook', async () => {
