@@ -25,11 +25,15 @@ function buildProgram(): Command {
     .option('--read-only', 'list only tools that change nothing')
     .option('--max-result-tokens <n>', 'cut larger tool results with a cursor (default 25000)')
     .addOption(new Option('--log-level <level>', 'stderr log level (default info)').choices(['debug', 'info', 'warn', 'error']))
+    .option('--shutdown-grace <seconds>', 'on SIGTERM/SIGINT, how long tool calls in flight may take to finish (default 10)')
     .addHelpText('after', examples('switchboard serve --sandbox --http', 'switchboard serve --toolsets outlook,github --read-only', 'switchboard serve --http --port 9000 --public-url https://hooks.example.net'))
     .action(async (opts) => {
       const { serve } = await import('./serve.js');
       const running = await serve(configOf(opts), { stdin: process.stdin, stdout: process.stdout, cli: cliInvocation() });
-      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close());
+      // The first signal drains (calls in flight finish); a second one ends the process at once.
+      let signalled = false;
+      const stop = () => (signalled ? process.exit(1) : ((signalled = true), void running.close()));
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, stop);
       await running.closed;
     });
 

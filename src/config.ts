@@ -23,6 +23,8 @@ export interface Config {
   oauth: Record<OAuthProvider, OAuthSettings>;
   /** SWITCHBOARD_FORWARD_ALLOW_PRIVATE: triggers may forward to private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). */
   forwardAllowPrivate: boolean;
+  /** On SIGTERM/SIGINT, how long tool calls in flight may take to finish before serve exits anyway. */
+  shutdownGraceMs: number;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
   newSecretKey?: string;
 }
@@ -57,6 +59,7 @@ export interface Flags {
   'data-dir'?: string;
   'log-level'?: string;
   'max-result-tokens'?: string;
+  'shutdown-grace'?: string;
 }
 
 export const DEFAULT_BASE_URLS: Record<Provider, string> = {
@@ -93,7 +96,13 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
   if (!Number.isInteger(maxResultTokens) || maxResultTokens < 1000 || maxResultTokens > 1_000_000) {
     throw new InputError(`--max-result-tokens (SWITCHBOARD_MAX_RESULT_TOKENS) must be a whole number from 1000 to 1000000, not "${maxTokensText}".`, 'max-result-tokens');
   }
+  const graceText = flags['shutdown-grace'] ?? env.SWITCHBOARD_SHUTDOWN_GRACE_SECONDS ?? '10';
+  const grace = Number(graceText);
+  if (!Number.isFinite(grace) || grace < 0 || grace > 3600) {
+    throw new InputError(`--shutdown-grace (SWITCHBOARD_SHUTDOWN_GRACE_SECONDS) must be a number of seconds from 0 to 3600, not "${graceText}".`, 'shutdown-grace');
+  }
   return {
+    shutdownGraceMs: grace * 1000,
     salesCacheDays,
     maxResultTokens,
     oauth: loadOAuth(env),

@@ -19,6 +19,7 @@ import { TRIGGER_KINDS } from './triggers/kinds.js';
 import { Runner } from './triggers/runner.js';
 import { webhookRoutes } from './triggers/webhooks.js';
 import { webRoutes } from './web/index.js';
+import { Drain } from './drain.js';
 
 /** Everything `serve` runs besides its stdio transport: sandbox, store, tools, event log, runner and HTTP listener. */
 export interface Runtime {
@@ -28,6 +29,8 @@ export interface Runtime {
   dataDir: string;
   /** The HTTP listener while this process runs one: always with --http, on the runner lease holder over stdio. */
   listener(): HttpListener | undefined;
+  /** Stops taking tool calls, ends long polls, and waits for the calls in flight (at most the grace period). */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,6 +58,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   };
 
   let listener: HttpListener | undefined;
+  const shutdown = new Drain();
   try {
     let sandbox: Sandbox | undefined;
     let baseUrls = config.baseUrls;
@@ -83,6 +87,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(async () => log.stop());
     let runner: Runner | undefined;
     const deps: ServerDeps = {
+      drain: shutdown,
       forwardPolicy: { allowPrivate: config.forwardAllowPrivate },
       store,
       triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl, pollSoon: (id) => runner?.pollSoon(id) },
@@ -148,7 +153,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const started = runner;
     closers.push(() => started.stop());
     await started.start();
-    return { deps, sandbox, dataDir, listener: () => listener, close };
+    const drain = async () => {
+      if (!(await shutdown.drain(config.shutdownGraceMs))) logger.warn('shutdown grace period over with tool calls still running', { graceMs: config.shutdownGraceMs });
+      // Let the answers of the last calls reach their transports before those close.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    return { deps, sandbox, dataDir, listener: () => listener, drain, close };
   } catch (error) {
     await close();
     throw error;

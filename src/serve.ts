@@ -49,7 +49,13 @@ export async function serve(
     const withdraw = runtime.sandbox ? await announceSandbox(runtime, `${url}/mcp`, `${url}/`, io.cli) : undefined;
     logger.info('listening', { mcp: `${url}/mcp`, health: `${url}/healthz` });
     let closing: Promise<void> | undefined;
-    const close = () => (closing ??= (withdraw?.(), runtime.close().then(resolveClosed)));
+    const close = () =>
+      (closing ??= (async () => {
+        await runtime.drain();
+        withdraw?.();
+        await runtime.close();
+        resolveClosed();
+      })());
     return { close, closed };
   }
 
@@ -84,6 +90,8 @@ export async function serve(
     (closing ??= (async () => {
       stopping.abort();
       clearTimeout(quiet);
+      // Calls in flight finish and are answered before the transport closes.
+      await (await runtime?.catch(() => undefined))?.drain();
       withdraw?.();
       await server.close().catch((e) => logger.warn('shutdown step failed', { message: String(e) }));
       const started = await runtime?.catch(() => undefined);

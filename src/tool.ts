@@ -7,6 +7,7 @@ import { inputJsonSchema, outputJsonSchema } from './schema.js';
 import { createApi, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
 import type { TokenProvider } from './accounts/refresh.js';
+import type { Drain } from './drain.js';
 import type { SignInApi } from './accounts/sign-in.js';
 import type { Redactor } from './redact.js';
 import type { ResultBudget } from './result-budget.js';
@@ -49,6 +50,8 @@ export interface ToolDeps {
   forwardPolicy?: ForwardPolicy;
   /** `cli` when a person runs the tool from the command line: what happens next is then said as CLI commands. */
   surface?: 'cli';
+  /** Shutdown of a serving process: new calls are refused once it stops, and long polls end early. */
+  drain?: Drain;
 }
 
 export interface CallContext {

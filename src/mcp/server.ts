@@ -70,6 +70,19 @@ async function callTool(
   params: CallToolRequest['params'],
   extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
 ): Promise<CallToolResult> {
+  if (deps.drain?.stopping.aborted) {
+    return { isError: true, content: [{ type: 'text', text: 'Switchboard is shutting down and takes no new tool calls: call again once it is back.' }] };
+  }
+  return deps.drain ? deps.drain.run(() => runTool(server, deps, tool, params, extra)) : runTool(server, deps, tool, params, extra);
+}
+
+async function runTool(
+  server: Server,
+  deps: ServerDeps,
+  tool: Tool,
+  params: CallToolRequest['params'],
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): Promise<CallToolResult> {
   const started = performance.now();
   const progressToken = params._meta?.progressToken;
   try {

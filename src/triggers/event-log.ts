@@ -89,6 +89,7 @@ export class EventLog {
       });
       const timer = setTimeout(done, timeoutMs);
       signal?.addEventListener('abort', done);
+      if (signal?.aborted) done();
     });
   }
 }

@@ -217,7 +217,9 @@ export const eventsNext = defineTool({
     }
     let batch = await events.after(cursor, { triggerIds: input.triggers, limit: limit + 1 });
     if (batch.length === 0 && input.wait_seconds) {
-      await log.waitFor(cursor, input.triggers, input.wait_seconds * 1000, ctx.signal);
+      // A server shutting down answers a long poll with what it has.
+      const stopping = ctx.deps.drain?.stopping;
+      await log.waitFor(cursor, input.triggers, input.wait_seconds * 1000, stopping ? AbortSignal.any([ctx.signal, stopping]) : ctx.signal);
       batch = await events.after(cursor, { triggerIds: input.triggers, limit: limit + 1 });
     }
     const more = batch.length > limit;
