@@ -2,7 +2,8 @@
 import { realpathSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { loadConfig, type Config, type Flags } from './config.js';
+import { examples, cliWording } from './cli-text.js';
+import { checkProvider, loadConfig, type Config, type Flags } from './config.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
 import { PROVIDERS, type Provider } from './store/types.js';
 import { VERSION } from './version.js';
@@ -311,10 +312,6 @@ function withCommon(command: Command): Command {
     .option('--sandbox', 'use the local stand-in providers and the sandbox store (those of a running serve --sandbox when there is one)');
 }
 
-function examples(...lines: string[]): string {
-  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`;
-}
-
 /** Commander's camelCase options as the kebab-case flags loadConfig reads. */
 function configOf(opts: Record<string, unknown>): Config {
   const flags: Record<string, unknown> = {};
@@ -337,11 +334,6 @@ async function withConfig(opts: Record<string, unknown>, run: (config: Config) =
   }
 }
 
-function checkProvider(value: string): Provider {
-  if ((PROVIDERS as readonly string[]).includes(value)) return value as Provider;
-  throw new InputError(`Unknown provider "${value}": choose ${PROVIDERS.join(', ')}.`, 'provider');
-}
-
 /** How a person runs this CLI again: `switchboard` when installed on PATH, else node and the script. */
 function cliInvocation(): string {
   const script = process.argv[1] ?? 'dist/cli.js';
@@ -349,19 +341,6 @@ function cliInvocation(): string {
   const local = relative(process.cwd(), script);
   if (local === join('dist', 'cli.js')) return 'npx switchboard';
   return `node ${local && !local.startsWith('..') ? local : script}`;
-}
-
-/** Errors name CLI commands here, not the MCP tools the same code serves. */
-const CLI_WORDS: Array<[RegExp, string]> = [
-  [/\baccounts_list( \{[^}]*\})?/g, 'switchboard accounts list'],
-  [/\btriggers_list( \{[^}]*\})?/g, 'switchboard triggers list'],
-  [/\btriggers_create\b/g, 'switchboard triggers add'],
-  [/\btriggers_delete\b/g, 'switchboard triggers remove'],
-  [/\bevents_next( \{[^}]*\})?/g, 'switchboard events tail'],
-];
-
-function cliWording(message: string): string {
-  return CLI_WORDS.reduce((text, [pattern, command]) => text.replace(pattern, command), message);
 }
 
 function print(text: string): void {

@@ -201,3 +201,9 @@ function parseSwitch(value: string | undefined, name: string): boolean {
 function truthy(v: string | undefined): boolean {
   return v === '1' || v?.toLowerCase() === 'true';
 }
+
+/** A provider named on the command line or in a form. */
+export function checkProvider(value: string | undefined): Provider {
+  if (value && (PROVIDERS as readonly string[]).includes(value)) return value as Provider;
+  throw new InputError(value ? `Unknown provider "${value}": choose ${PROVIDERS.join(', ')}.` : `Name a provider: ${PROVIDERS.join(', ')}.`, 'provider');
+}

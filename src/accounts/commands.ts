@@ -8,13 +8,6 @@ import { Redactor } from '../redact.js';
 import { openStore } from '../store/index.js';
 import { PROVIDERS, type Account, type AccountSecret, type Provider, type Store } from '../store/types.js';
 
-export function checkProvider(value: string | undefined): Provider {
-  if (!value || !(PROVIDERS as readonly string[]).includes(value)) {
-    throw new InputError(`Name a provider: ${PROVIDERS.join(', ')} (got ${value ? `"${value}"` : 'nothing'}).`, 'provider');
-  }
-  return value as Provider;
-}
-
 /** Checks a credential with the provider (who is it?) and stores it encrypted. Nothing is stored when the check fails. */
 export async function addAccount(
   config: Config,

@@ -70,19 +70,6 @@ async function callTool(
   params: CallToolRequest['params'],
   extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
 ): Promise<CallToolResult> {
-  if (deps.drain?.stopping.aborted) {
-    return { isError: true, content: [{ type: 'text', text: 'Switchboard is shutting down and takes no new tool calls: call again once it is back.' }] };
-  }
-  return deps.drain ? deps.drain.run(() => runTool(server, deps, tool, params, extra)) : runTool(server, deps, tool, params, extra);
-}
-
-async function runTool(
-  server: Server,
-  deps: ServerDeps,
-  tool: Tool,
-  params: CallToolRequest['params'],
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-): Promise<CallToolResult> {
   const started = performance.now();
   const progressToken = params._meta?.progressToken;
   try {
@@ -173,8 +160,12 @@ export function createLazyServer(setup: ServerSetup): Server {
       const listed = await listTools();
       throw invalidParams(`Unknown tool "${request.params.name}"; tools/list shows the ${listed.length} tools.`);
     }
+    if (deps.drain?.stopping.aborted) {
+      return { isError: true, content: [{ type: 'text', text: 'Switchboard is shutting down and takes no new tool calls: call again once it is back.' }] };
+    }
+    const call = () => callTool(server, deps, tool, request.params, extra);
     // Every result leaves through the redactor, success or not: a provider may echo the credential in any body.
-    return deps.redactor.redactDeep(await callTool(server, deps, tool, request.params, extra));
+    return deps.redactor.redactDeep(await (deps.drain ? deps.drain.run(call) : call()));
   });
 
   onRequest(server, ListResourcesRequestSchema, async (request) => {

@@ -1,4 +1,5 @@
-import { checkProvider, connectAccount } from '../accounts/commands.js';
+import { connectAccount } from '../accounts/commands.js';
+import { checkProvider } from '../config.js';
 import type { Config } from '../config.js';
 import { AccountError, InputError, ProviderError, toErrorResult } from '../errors.js';
 import type { Logger } from '../log.js';
