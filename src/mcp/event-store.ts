@@ -33,6 +33,8 @@ export class SessionEventStore implements EventStore {
   private readonly events: StoredEvent[] = [];
   private next = 1;
   private bytes = 0;
+  /** Streams closed for good (their request was cancelled), newest last; as bounded as the events. */
+  private readonly finished = new Set<StreamId>();
 
   constructor(
     private readonly limits: EventStoreLimits = EVENT_STORE_LIMITS,
@@ -68,6 +70,16 @@ export class SessionEventStore implements EventStore {
       if (e.streamId === streamId && e.seq > after && Object.keys(e.message).length > 0) await send(`${e.seq}_${streamId}`, e.message);
     }
     return streamId;
+  }
+
+  /** Marks a stream as over: resuming it gets nothing more. */
+  finish(streamId: StreamId): void {
+    this.finished.add(streamId);
+    if (this.finished.size > this.limits.maxEvents) this.finished.delete(this.finished.values().next().value!);
+  }
+
+  isFinished(streamId: StreamId): boolean {
+    return this.finished.has(streamId);
   }
 
   get size(): number {

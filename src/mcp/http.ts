@@ -7,7 +7,8 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { InputError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { SessionEventStore, STANDALONE_STREAM, streamOf, type EventStoreLimits } from './event-store.js';
+import { SessionEventStore, type EventStoreLimits } from './event-store.js';
+import { closeCancelledStreams, resumeOrPrime, SSE_RETRY_MS } from './streams.js';
 
 export interface Route {
   method: string;
@@ -59,8 +60,6 @@ interface Session {
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Told to a client refused because every session is busy. */
 const RETRY_AFTER_SECONDS = 10;
-/** The SSE `retry` a client waits before resuming a dropped stream. */
-const SSE_RETRY_MS = 1_000;
 
 // Only a listener that serves MCP needs the SDK's HTTP transports: the stdio lease holder's listener does not load them.
 async function mcpTransports() {
@@ -177,14 +176,16 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       const session = sessions.get(id);
       if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.');
       track(session, res);
-      return session.transport.handleRequest(req, res, body);
+      await session.transport.handleRequest(req, res, body);
+      if (session.events) closeCancelledStreams(session.transport, session.events, body);
+      return;
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       const session = id ? sessions.get(id) : undefined;
       if (!id) return rpcError(res, 400, -32000, 'Mcp-Session-Id header required.');
       if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.');
       track(session, res);
-      if (req.method === 'GET' && session.events) resumeOrPrime(session.transport, session.events, req, res);
+      if (req.method === 'GET' && session.events && resumeOrPrime(session.transport, session.events, req, res)) return;
       return session.transport.handleRequest(req, res);
     }
     res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
@@ -333,28 +334,6 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
     rpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
     return undefined;
   }
-}
-
-/**
- * A GET that resumes the standalone stream replaces the one still open (the client has given up on it, though the
- * server may not have noticed yet, which the SDK would answer 409). A fresh GET stream starts with a priming event,
- * as the SDK does for POST streams, so a client that loses it before the first notification can still resume.
- */
-function resumeOrPrime(transport: StreamableHTTPServerTransport, events: SessionEventStore, req: IncomingMessage, res: ServerResponse): void {
-  const lastEventId = header(req, 'last-event-id');
-  if (lastEventId) {
-    if (streamOf(lastEventId) === STANDALONE_STREAM) transport.closeStandaloneSSEStream();
-    return;
-  }
-  // As in the SDK: clients before 2025-11-25 cannot take an event with empty data.
-  if ((header(req, 'mcp-protocol-version') ?? '') < '2025-11-25') return;
-  const primingId = events.store(STANDALONE_STREAM, {});
-  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-  res.writeHead = ((...args: unknown[]) => {
-    writeHead(...args);
-    if (args[0] === 200) res.write(`id: ${primingId}\nretry: ${SSE_RETRY_MS}\ndata: \n\n`);
-    return res;
-  }) as typeof res.writeHead;
 }
 
 function rpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {

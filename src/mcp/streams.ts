@@ -1,0 +1,64 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { STANDALONE_STREAM, streamOf, type SessionEventStore } from './event-store.js';
+
+/** The SSE `retry` a client waits before resuming a dropped stream. */
+export const SSE_RETRY_MS = 1_000;
+
+const single = (req: IncomingMessage, name: string) => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/**
+ * Handles a GET's Last-Event-ID before the SDK does; true when it has answered. A GET that resumes the standalone
+ * stream replaces the one still open (the client has given up on it, though the server may not have noticed yet,
+ * which the SDK would answer 409). Resuming a stream whose request was cancelled gets 204, which tells an SSE client
+ * to stop reconnecting: nothing more will come on it. A fresh GET stream starts with a priming event, as the SDK does
+ * for POST streams, so a client that loses it before the first notification can still resume.
+ */
+export function resumeOrPrime(transport: StreamableHTTPServerTransport, events: SessionEventStore, req: IncomingMessage, res: ServerResponse): boolean {
+  const lastEventId = single(req, 'last-event-id');
+  if (lastEventId) {
+    const stream = streamOf(lastEventId);
+    if (stream === STANDALONE_STREAM) transport.closeStandaloneSSEStream();
+    else if (stream && events.isFinished(stream)) {
+      res.writeHead(204, transport.sessionId ? { 'mcp-session-id': transport.sessionId } : {}).end();
+      return true;
+    }
+    return false;
+  }
+  // As in the SDK: clients before 2025-11-25 cannot take an event with empty data.
+  if ((single(req, 'mcp-protocol-version') ?? '') < '2025-11-25') return false;
+  const primingId = events.store(STANDALONE_STREAM, {});
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    writeHead(...args);
+    if (args[0] === 200) res.write(`id: ${primingId}\nretry: ${SSE_RETRY_MS}\ndata: \n\n`);
+    return res;
+  }) as typeof res.writeHead;
+  return false;
+}
+
+/**
+ * The SDK stops a cancelled request's work and, as the specification asks, sends no answer, but leaves the POST
+ * stream that would have carried it open for the life of the session. Close it once the cancellation is handled.
+ */
+export function closeCancelledStreams(transport: StreamableHTTPServerTransport, events: SessionEventStore, body: unknown): void {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (message?.method !== 'notifications/cancelled') continue;
+    const requestId: unknown = message.params?.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') continue;
+    const streams = requestStreams(transport);
+    const stream = streams?.get(requestId);
+    if (stream) events.finish(stream);
+    transport.closeSSEStream(requestId);
+    streams?.delete(requestId);
+  }
+}
+
+/** The SDK keeps which stream carries each request to itself (1.32: the web-standard transport's private map). */
+function requestStreams(transport: StreamableHTTPServerTransport): Map<string | number, string> | undefined {
+  const inner = (transport as unknown as { _webStandardTransport?: { _requestToStreamMapping?: unknown } })._webStandardTransport;
+  return inner?._requestToStreamMapping instanceof Map ? inner._requestToStreamMapping : undefined;
+}
