@@ -1,10 +1,10 @@
 import type { CallToolResult, Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
-import { InputError, UnexpectedAnswerError } from './errors.js';
+import { InputError } from './errors.js';
 import { checkFields, fieldsInput, pickFields, recordFieldNames } from './fields.js';
 import { inputJsonSchema, outputJsonSchema } from './schema.js';
-import { createApi, type Api, type ResponseCache } from './http/client.js';
+import { createApi, readingAnswers, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
 import type { TokenProvider } from './accounts/refresh.js';
 import type { Drain } from './drain.js';
@@ -251,7 +251,7 @@ export function defineConnector(spec: ConnectorSpec): Connector {
           const { rest, finish } = view.take(parsed);
           const { account, secret } = await ctx.deps.store.accounts.resolve(spec.id, ref);
           const api = connector.api(account, secret, ctx.deps, ctx.signal);
-          const result = finish((await runReadingAnswers(() => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api }), api)) as Record<string, unknown>);
+          const result = finish((await readingAnswers(api, () => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api }))) as Record<string, unknown>);
           await ctx.deps.store.accounts.touch(account.id);
           return spec.resultExtras ? { ...result, ...spec.resultExtras.from(api) } : result;
         },
@@ -259,17 +259,6 @@ export function defineConnector(spec: ConnectorSpec): Connector {
     },
   };
   return connector;
-}
-
-/** A TypeError after a provider's successful answer means the answer lacked what the tool reads: say which call it was. */
-async function runReadingAnswers<T>(run: () => Promise<T>, api: Api): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    const answered = api.lastAnswered;
-    if (error instanceof TypeError && answered) throw new UnexpectedAnswerError(api.connector, answered.method, answered.path, error);
-    throw error;
-  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { InputError, ProviderError, type ProviderErrorInit, type RateLimit } from '../errors.js';
+import { InputError, ProviderError, UnexpectedAnswerError, type ProviderErrorInit, type RateLimit } from '../errors.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRateLimit, type RetryPolicy } from './retry.js';
 import { resolveEndpoint } from './url-guard.js';
 
@@ -336,4 +336,18 @@ function networkKind(error: unknown): 'connect' | 'reset' | 'timeout' {
 function networkMessage(error: unknown): string {
   const e = error as { code?: string; message?: string };
   return [e.code, e.message].filter(Boolean).join(' ').slice(0, 200) || 'network error';
+}
+
+/**
+ * Runs code that reads a provider's answers. A TypeError after a successful answer means the answer lacked what the
+ * code reads: say which call it was, not "Cannot read properties of undefined".
+ */
+export async function readingAnswers<T>(api: Api, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const answered = api.lastAnswered;
+    if (error instanceof TypeError && answered) throw new UnexpectedAnswerError(api.connector, answered.method, answered.path, error);
+    throw error;
+  }
 }

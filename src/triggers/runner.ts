@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { CONNECTORS } from '../connectors/index.js';
+import { readingAnswers } from '../http/client.js';
 import { ProviderError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Store, Trigger } from '../store/types.js';
@@ -158,7 +159,7 @@ export class Runner {
     try {
       const { account, secret } = await this.o.store.accounts.resolve(kind.connector, trigger.accountId);
       const api = CONNECTORS[kind.connector].api(account, secret, this.o.deps);
-      const result = await kind.poll!.run({ trigger, account, api, now: Date.now() });
+      const result = await readingAnswers(api, () => kind.poll!.run({ trigger, account, api, now: Date.now() }));
       const added = await this.o.store.triggers.commit(trigger.id, {
         events: result.events,
         state: result.state,

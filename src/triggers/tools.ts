@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as z from 'zod/v4';
 import { CONNECTORS } from '../connectors/index.js';
 import { InputError } from '../errors.js';
+import { readingAnswers } from '../http/client.js';
 import type { Store, Trigger } from '../store/types.js';
 import { defineTool, parseInput, type CallContext, type TriggerRuntime } from '../tool.js';
 import { eventJson } from './forward.js';
@@ -86,13 +87,13 @@ export const triggersCreate = defineTool({
     let state: Record<string, unknown> = {};
     let setup: SetupResult | undefined;
     if (kind.provider) {
-      setup = await kind.provider.setup({ triggerId: id, account, api, store: ctx.deps.store, config, publicUrl: runtime.publicUrl });
+      setup = await readingAnswers(api, () => kind.provider!.setup({ triggerId: id, account, api, store: ctx.deps.store, config, publicUrl: runtime.publicUrl }));
       state = setup.state ?? {};
     }
     if (kind.poll) {
       // The baseline is taken now, so a bad folder or mailbox fails here and nothing is stored.
       const draft: Trigger = { id, kind: kind.kind, accountId: account.id, config, status: 'active', forwardUrl, providerRefs: {}, state, fired: 0, skipped: 0, errors: 0, lastEventAt: null, lastError: null, createdAt: '' };
-      state = (await kind.poll.run({ trigger: draft, account, api, now: Date.now() })).state;
+      state = (await readingAnswers(api, () => kind.poll!.run({ trigger: draft, account, api, now: Date.now() }))).state;
     }
     const forwardSecret = forwardUrl ? randomBytes(24).toString('base64url') : undefined;
     const trigger = await ctx.deps.store.triggers.create({
@@ -157,7 +158,7 @@ export const triggersDelete = defineTool({
       try {
         const { account, secret } = await ctx.deps.store.accounts.resolve(kind.connector, trigger.accountId);
         const api = CONNECTORS[kind.connector].api(account, secret, ctx.deps, ctx.signal);
-        await kind.provider.teardown({ trigger, account, api, store: ctx.deps.store });
+        await readingAnswers(api, () => kind.provider!.teardown!({ trigger, account, api, store: ctx.deps.store }));
       } catch (error) {
         note = `The trigger is deleted, but its provider-side webhook could not be removed: ${(error as Error).message} Remove it in the provider's settings.`;
       }

@@ -34,6 +34,15 @@ describe('a provider answer of an unexpected shape', () => {
     expect(text).not.toMatch(/Internal error|Cannot read properties/);
   });
 
+  it('a trigger whose first poll reads an odd answer is refused naming that call, and nothing is stored', async () => {
+    const before = (await h.ok('triggers_list', {})).triggers.length;
+    h.sandbox.servers.github.once('GET /repos/:owner/:repo/issues', { status: 200, body: [null] });
+    const text = await h.fails('triggers_create', { kind: 'github.new_issue', config: { repo: 'sbx-octocat/hello-world', mode: 'poll' } });
+    expect(text).toMatch(/^GitHub's answer to GET \/repos\/sbx-octocat\/hello-world\/issues lacked the object holding "number"\./);
+    expect(text).not.toMatch(/Internal error|Cannot read properties/);
+    expect((await h.ok('triggers_list', {})).triggers.length).toBe(before);
+  });
+
   it('the same call with a well-shaped answer still succeeds', async () => {
     const commit = await h.ok('github_get_commit', { owner: 'sbx-octocat', repo: 'hello-world', ref: 'main' });
     expect(commit.sha).toMatch(/^[0-9a-f]{40}$/);
