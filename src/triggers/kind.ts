@@ -64,6 +64,8 @@ export interface SetupResult {
   state?: Record<string, unknown>;
   /** What happens next, for the person or agent that created the trigger. */
   next: string;
+  /** Called once the trigger is stored or given up: frees what set-up held (a shared webhook) until then. */
+  settle?: () => Promise<void>;
 }
 
 export interface WebhookSource {

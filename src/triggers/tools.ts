@@ -90,22 +90,27 @@ export const triggersCreate = defineTool({
       setup = await readingAnswers(api, () => kind.provider!.setup({ triggerId: id, account, api, store: ctx.deps.store, config, publicUrl: runtime.publicUrl }));
       state = setup.state ?? {};
     }
-    if (kind.poll) {
-      // The baseline is taken now, so a bad folder or mailbox fails here and nothing is stored.
-      const draft: Trigger = { id, kind: kind.kind, accountId: account.id, config, status: 'active', forwardUrl, providerRefs: {}, state, fired: 0, skipped: 0, errors: 0, lastEventAt: null, lastError: null, createdAt: '' };
-      state = (await readingAnswers(api, () => kind.poll!.run({ trigger: draft, account, api, now: Date.now() }))).state;
-    }
     const forwardSecret = forwardUrl ? randomBytes(24).toString('base64url') : undefined;
-    const trigger = await ctx.deps.store.triggers.create({
-      id,
-      kind: kind.kind,
-      accountId: account.id,
-      config: setup?.config ?? config,
-      forwardUrl,
-      secrets: forwardSecret || setup?.secrets ? { ...setup?.secrets, ...(forwardSecret ? { forward: forwardSecret } : {}) } : undefined,
-      providerRefs: setup?.providerRefs,
-      state,
-    });
+    let trigger: Trigger;
+    try {
+      if (kind.poll) {
+        // The baseline is taken now, so a bad folder or mailbox fails here and nothing is stored.
+        const draft: Trigger = { id, kind: kind.kind, accountId: account.id, config, status: 'active', forwardUrl, providerRefs: {}, state, fired: 0, skipped: 0, errors: 0, lastEventAt: null, lastError: null, createdAt: '' };
+        state = (await readingAnswers(api, () => kind.poll!.run({ trigger: draft, account, api, now: Date.now() }))).state;
+      }
+      trigger = await ctx.deps.store.triggers.create({
+        id,
+        kind: kind.kind,
+        accountId: account.id,
+        config: setup?.config ?? config,
+        forwardUrl,
+        secrets: forwardSecret || setup?.secrets ? { ...setup?.secrets, ...(forwardSecret ? { forward: forwardSecret } : {}) } : undefined,
+        providerRefs: setup?.providerRefs,
+        state,
+      });
+    } finally {
+      await setup?.settle?.();
+    }
     const what = setup
       ? setup.next
       : `Watching ${String(config.folder ?? 'inbox')} of ${account.label} every ${Math.round(kind.poll!.intervalMs(config) / 1000)} s: each new matching email is an event within one poll interval.`;

@@ -5,6 +5,7 @@ import { createLogger } from '../../src/log.js';
 import { SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { emitWebhook, hookSide, settleWebhooks } from '../../src/sandbox/github.hooks.js';
 import { addNotification } from '../../src/sandbox/github.polled.js';
+import { CONNECTORS } from '../../src/connectors/index.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { Runner } from '../../src/triggers/runner.js';
 import { startHarness, type Harness } from '../harness.js';
@@ -212,6 +213,31 @@ describe('GitHub webhook triggers, end to end through the sandbox', () => {
     expect(requests('DELETE', /\/hooks\//).map((r) => r.path)).toEqual([`/repos/${REPO}/hooks/${remoteId}`]);
     expect(hooks()).toEqual([]);
     expect(await h.store.hooks.get(hookId)).toBeUndefined();
+  });
+
+  it('a trigger joining a hook holds it until stored: the last other trigger leaving meanwhile does not delete it', async () => {
+    const a = await create('github.new_issue', { repo: REPO });
+    const hookId = (await h.store.triggers.get(a.id))!.providerRefs.hookId as string;
+    // The second trigger is set up but not stored yet, as triggers_create is between the two steps.
+    const { account, secret } = await h.store.accounts.resolve('github', 'sample');
+    const api = CONNECTORS.github.api(account, secret, h.deps);
+    const config = { repo: REPO };
+    const setup = await TRIGGER_KINDS.get('github.new_fork')!.provider!.setup({ triggerId: 'trg_joining', account, api, store: h.store, config, publicUrl });
+    expect(setup.providerRefs).toMatchObject({ hookId });
+
+    let removed = false;
+    const leaving = remove(a.id).then(() => (removed = true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(removed).toBe(false);
+    await h.store.triggers.create({ id: 'trg_joining', kind: 'github.new_fork', accountId: account.id, config, forwardUrl: null, providerRefs: setup.providerRefs, state: {} });
+    await setup.settle!();
+    await leaving;
+
+    expect(await h.store.hooks.get(hookId)).toMatchObject({ events: ['fork'] });
+    expect(hooks()).toHaveLength(1);
+    expect(hooks()[0]!.events).toEqual(['fork']);
+    await remove('trg_joining');
+    expect(hooks()).toEqual([]);
   });
 
   it('recreates a hook that was removed at GitHub, and still deletes cleanly when GitHub already has none', async () => {

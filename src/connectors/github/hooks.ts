@@ -44,31 +44,47 @@ export function deliveryUrl(publicUrl: string, hookId: string): string {
 
 // Two triggers created at once on one target must not both create a hook, in this process (a promise chain) or in
 // another one sharing the store (a lease on the store's clock, so a holder that dies frees it after LEASE_MS).
-const locks = new Map<string, Promise<unknown>>();
+const locks = new Map<string, Promise<void>>();
 const HOLDER = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 const LEASE_MS = 60_000;
 
-async function serialized<T>(store: Store, key: string, fn: () => Promise<T>): Promise<T> {
+/** Waits for the target's lock, in this process and across processes; resolves to its release. */
+async function hold(store: Store, key: string): Promise<() => Promise<void>> {
   const previous = locks.get(key) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(() => underLease(store, `github-hook:${key}`, fn));
-  locks.set(key, run);
+  let unlock!: () => void;
+  const mine = new Promise<void>((resolve) => (unlock = resolve));
+  locks.set(key, mine);
+  const free = () => {
+    if (locks.get(key) === mine) locks.delete(key);
+    unlock();
+  };
+  await previous;
+  const lease = `github-hook:${key}`;
   try {
-    return await run;
-  } finally {
-    if (locks.get(key) === run) locks.delete(key);
+    const deadline = Date.now() + LEASE_MS;
+    while (!(await store.events.acquireLease(lease, HOLDER, LEASE_MS))) {
+      if (Date.now() > deadline) throw new Error('another Switchboard process has been changing this webhook for a minute; try again');
+      await delay(50);
+    }
+  } catch (error) {
+    free();
+    throw error;
   }
+  return async () => {
+    try {
+      await store.events.releaseLease(lease, HOLDER);
+    } finally {
+      free();
+    }
+  };
 }
 
-async function underLease<T>(store: Store, lease: string, fn: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + LEASE_MS;
-  while (!(await store.events.acquireLease(lease, HOLDER, LEASE_MS))) {
-    if (Date.now() > deadline) throw new Error('another Switchboard process has been changing this webhook for a minute; try again');
-    await delay(50);
-  }
+async function serialized<T>(store: Store, key: string, fn: () => Promise<T>): Promise<T> {
+  const release = await hold(store, key);
   try {
     return await fn();
   } finally {
-    await store.events.releaseLease(lease, HOLDER);
+    await release();
   }
 }
 
@@ -91,6 +107,11 @@ export interface JoinResult {
   events: string[];
   /** created: a new webhook; updated: its events or URL were changed; shared: already right. */
   change: 'created' | 'updated' | 'shared';
+  /**
+   * Frees the target, to be called once the trigger is stored (or given up): until then the hook is still held, so
+   * no trigger leaving it elsewhere can find it unused and delete it under the new one.
+   */
+  release: () => Promise<void>;
 }
 
 /**
@@ -98,48 +119,56 @@ export interface JoinResult {
  * The trigger is not stored yet, so its own events are passed in.
  */
 export async function joinHook(ctx: SetupContext & { publicUrl: string }, target: HookTarget, events: string[], eventsOf: EventsOf): Promise<JoinResult> {
-  const { store, api, account } = ctx;
-  return serialized(store, `${account.id} ${target.key}`, async () => {
-    const existing = await store.hooks.find('github', account.id, target.key);
-    if (!existing) {
-      const { hook, secret } = await store.hooks.create({ provider: 'github', accountId: account.id, target: target.key, events });
-      try {
-        const remote = await createRemote(api, target, deliveryUrl(ctx.publicUrl, hook.id), secret, events);
-        await store.hooks.update(hook.id, { remoteId: String(remote.id) });
-      } catch (error) {
-        await store.hooks.remove(hook.id);
-        throw explain(error, target, account);
-      }
-      return { hookId: hook.id, events, change: 'created' };
-    }
+  const release = await hold(ctx.store, `${ctx.account.id} ${target.key}`);
+  try {
+    return { ...(await join(ctx, target, events, eventsOf)), release };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
 
-    const others = await store.hooks.triggers(existing.id);
-    const wanted = union(events, ...others.map(eventsOf));
-    const url = deliveryUrl(ctx.publicUrl, existing.id);
-    const secret = await store.hooks.secret(existing.id);
-    let change: JoinResult['change'] = 'shared';
+async function join(ctx: SetupContext & { publicUrl: string }, target: HookTarget, events: string[], eventsOf: EventsOf): Promise<Omit<JoinResult, 'release'>> {
+  const { store, api, account } = ctx;
+  const existing = await store.hooks.find('github', account.id, target.key);
+  if (!existing) {
+    const { hook, secret } = await store.hooks.create({ provider: 'github', accountId: account.id, target: target.key, events });
     try {
-      const remote = existing.remoteId
-        ? await api.request({ method: 'GET', endpoint: `${target.path}/${existing.remoteId}`, acceptStatus: [404] })
-        : undefined;
-      if (!remote || remote.status === 404) {
-        // Removed at GitHub (or never made it there): make it again, same URL and secret.
-        const made = await createRemote(api, target, url, secret, wanted);
-        await store.hooks.update(existing.id, { remoteId: String(made.id), events: wanted });
-        return { hookId: existing.id, events: wanted, change: 'created' };
-      }
-      const current = remote.body as RemoteHook;
-      const stale = current.active === false || current.config?.url !== url || current.config?.content_type !== 'json';
-      if (stale || !sameSet(current.events ?? [], wanted)) {
-        await api.patch(`${target.path}/${existing.remoteId}`, stale ? hookBody(url, secret, wanted) : { active: true, events: wanted });
-        change = 'updated';
-      }
+      const remote = await createRemote(api, target, deliveryUrl(ctx.publicUrl, hook.id), secret, events);
+      await store.hooks.update(hook.id, { remoteId: String(remote.id) });
     } catch (error) {
+      await store.hooks.remove(hook.id);
       throw explain(error, target, account);
     }
-    await store.hooks.update(existing.id, { events: wanted });
-    return { hookId: existing.id, events: wanted, change };
-  });
+    return { hookId: hook.id, events, change: 'created' };
+  }
+
+  const others = await store.hooks.triggers(existing.id);
+  const wanted = union(events, ...others.map(eventsOf));
+  const url = deliveryUrl(ctx.publicUrl, existing.id);
+  const secret = await store.hooks.secret(existing.id);
+  let change: JoinResult['change'] = 'shared';
+  try {
+    const remote = existing.remoteId
+      ? await api.request({ method: 'GET', endpoint: `${target.path}/${existing.remoteId}`, acceptStatus: [404] })
+      : undefined;
+    if (!remote || remote.status === 404) {
+      // Removed at GitHub (or never made it there): make it again, same URL and secret.
+      const made = await createRemote(api, target, url, secret, wanted);
+      await store.hooks.update(existing.id, { remoteId: String(made.id), events: wanted });
+      return { hookId: existing.id, events: wanted, change: 'created' };
+    }
+    const current = remote.body as RemoteHook;
+    const stale = current.active === false || current.config?.url !== url || current.config?.content_type !== 'json';
+    if (stale || !sameSet(current.events ?? [], wanted)) {
+      await api.patch(`${target.path}/${existing.remoteId}`, stale ? hookBody(url, secret, wanted) : { active: true, events: wanted });
+      change = 'updated';
+    }
+  } catch (error) {
+    throw explain(error, target, account);
+  }
+  await store.hooks.update(existing.id, { events: wanted });
+  return { hookId: existing.id, events: wanted, change };
 }
 
 /**

@@ -140,6 +140,7 @@ async function setup(spec: Spec, ctx: SetupContext): Promise<SetupResult> {
   const how = { created: 'Created a GitHub webhook', updated: 'Updated the GitHub webhook', shared: 'Joined the GitHub webhook' }[joined.change];
   return {
     providerRefs: { hookId: joined.hookId, target: target.key },
+    settle: joined.release,
     next: `${how} on ${target.label} (events: ${joined.events.join(', ')}), delivering to ${deliveryUrl(ctx.publicUrl, joined.hookId)}: each matching delivery is an event within seconds.`,
   };
 }
