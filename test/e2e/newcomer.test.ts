@@ -277,8 +277,8 @@ describe('serve over Streamable HTTP', () => {
     expect(r.stderr).toMatch(/SWITCHBOARD_HTTP_TOKEN/);
   });
 
-  it('offers discovery mode with --tools discover', async () => {
-    const { child, url } = await startHttpServe(['--tools', 'discover'], env);
+  it('offers discovery mode with --tool-mode discover', async () => {
+    const { child, url } = await startHttpServe(['--tool-mode', 'discover'], env);
     try {
       const client = new Client({ name: 'discover', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -290,6 +290,27 @@ describe('serve over Streamable HTTP', () => {
       child.kill('SIGTERM');
       await exited(child);
     }
+  });
+
+  it('lists only --tools, less --exclude-tools, over stdio; an unknown tool name stops serve with the names there are', async () => {
+    const client = new Client({ name: 'chosen', version: '1' });
+    const args = [CLI, 'serve', '--tools', 'github_*_issue*,accounts_list', '--exclude-tools', 'github_update_issue'];
+    await client.connect(new StdioClientTransport({ command: process.execPath, args, env, stderr: 'pipe' }));
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('github_create_issue');
+      expect(names).toContain('accounts_list');
+      expect(names).not.toContain('github_update_issue');
+      expect(names.every((n) => n === 'accounts_list' || /^github_.*_issue/.test(n))).toBe(true);
+      const r = await client.callTool({ name: 'github_create_issue_comment', arguments: { owner: 'sbx-octocat', repo: 'hello-world', issue_number: 1, body: 'chosen' } });
+      expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+      await expect(client.callTool({ name: 'outlook_send_email', arguments: {} })).rejects.toThrow(/Unknown tool "outlook_send_email"/);
+    } finally {
+      await client.close();
+    }
+    const refused = await runCli(['serve', '--tools', 'github_create_isue'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--tools: "github_create_isue" is not a tool\. Tools: .*github_create_issue,/);
   });
 
   it('honours --read-only and --toolsets', async () => {
