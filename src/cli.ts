@@ -165,9 +165,10 @@ function accountsCommand(accounts: Command): void {
     .addHelpText('after', examples('switchboard accounts list', 'switchboard accounts list --sandbox --json'))
     .action(async (opts) => {
       const { formatAccounts, listAccounts } = await import('./accounts/commands.js');
+      const { describeAccount } = await import('./accounts/tools.js');
       await withConfig(opts, async (config) => {
         const list = await listAccounts(config);
-        print(opts.json ? JSON.stringify(list, null, 2) : formatAccounts(list));
+        print(opts.json ? JSON.stringify(list.map(describeAccount), null, 2) : formatAccounts(list));
       });
     });
 
