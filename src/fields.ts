@@ -5,7 +5,7 @@ type ObjectSchema = z.ZodObject<z.ZodRawShape>;
 type Data = Record<string, unknown>;
 
 /** `fields` on a list tool: which fields of each record to return; the record's first field, its id, always comes. */
-export const fieldsInput = z.array(z.string()).optional().describe('Only these record fields');
+export const fieldsInput = z.array(z.string()).optional();
 
 /** The field names of a list tool's records, read from its output schema. */
 export function recordFieldNames(output: ObjectSchema, records: string): string[] {
@@ -14,6 +14,22 @@ export function recordFieldNames(output: ObjectSchema, records: string): string[
   const element = list instanceof z.ZodArray ? list.element : undefined;
   if (!(element instanceof z.ZodObject)) throw new Error(`"${records}" is not a list of records in the output schema`);
   return Object.keys(element.shape);
+}
+
+/** With `fields`, a record may hold only some of its fields: the output schema then requires only its id. */
+export function selectableOutput(output: ObjectSchema, records: string): ObjectSchema {
+  const wrappers: Array<'optional' | 'nullable'> = [];
+  let list = output.shape[records] as z.ZodType;
+  while (list instanceof z.ZodOptional || list instanceof z.ZodNullable) {
+    wrappers.push(list instanceof z.ZodOptional ? 'optional' : 'nullable');
+    list = list.unwrap() as z.ZodType;
+  }
+  const element = (list as z.ZodArray<ObjectSchema>).element;
+  const id = Object.keys(element.shape)[0]!;
+  let selectable: z.ZodType = z.array(element.partial().required({ [id]: true } as Record<string, true>));
+  if (list.description) selectable = selectable.describe(list.description);
+  for (const wrap of wrappers.reverse()) selectable = wrap === 'optional' ? selectable.optional() : selectable.nullable();
+  return output.extend({ [records]: selectable }) as ObjectSchema;
 }
 
 /** Refuses unknown names before anything is sent, so a typo costs no provider call. */

@@ -4,17 +4,16 @@ type JsonSchema = Record<string, unknown>;
 
 /** What a model sees of a tool's input: the JSON Schema, closed, with required fields, enums, bounds and formats. */
 export function inputJsonSchema(schema: z.ZodType): JsonSchema {
-  return { ...prune(toJson(schema, 'input')), additionalProperties: false };
+  return { ...portable(dropEchoes(prune(toJson(schema, 'input')))), additionalProperties: false };
 }
 
 /**
- * What a model sees of a tool's result: one line that names every field, in few tokens:
- * `{id, subject?, status: matched|no_match, files: [{filename, patch?}], topics[]}`, with `?` for a field
- * that may be absent or null and each field's note in brackets. The full typed schema would cost the
- * model about three times as many tokens for the same names.
+ * A tool's result as JSON Schema 2020-12: types, required fields, enums and nested items, for clients that check
+ * structuredContent or generate code from it. Objects stay open (no additionalProperties: false), so a field added
+ * later breaks no client.
  */
 export function outputJsonSchema(schema: z.ZodType): JsonSchema {
-  return { type: 'object', description: outline(toJson(schema, 'output')) };
+  return portable(prune(toJson(schema, 'output')));
 }
 
 function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
@@ -43,32 +42,65 @@ function prune(node: JsonSchema): JsonSchema {
   return walk(node) as JsonSchema;
 }
 
-function outline(record: JsonSchema): string {
-  const required = new Set((record.required as string[] | undefined) ?? []);
-  const fields = Object.entries((record.properties ?? {}) as Record<string, JsonSchema>).map(([name, given]) => {
-    const field = nonNull(given);
-    const nullable = field !== given || (Array.isArray(field.type) && field.type.includes('null'));
-    const label = name + (required.has(name) && !nullable ? '' : '?');
-    const shape = shapeOf(field);
-    return label + (shape ? `: ${shape}` : '') + (field.description ? ` (${field.description})` : '');
-  });
-  return `{${fields.join(', ')}}`;
+const wordsOf = (text: string) => text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+
+/** A field's description that only repeats its name ("jobTitle": "Job title") tells a model nothing for its tokens. */
+function dropEchoes(node: JsonSchema): JsonSchema {
+  const walk = (n: unknown): unknown => {
+    if (Array.isArray(n)) return n.map(walk);
+    if (!n || typeof n !== 'object') return n;
+    const out: JsonSchema = {};
+    for (const [k, v] of Object.entries(n)) {
+      if (k !== 'properties') out[k] = walk(v);
+      else out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([name, field]) => [name, withoutEcho(name, walk(field) as JsonSchema)]));
+    }
+    return out;
+  };
+  return walk(node) as JsonSchema;
 }
 
-/** A nullable object or list comes as anyOf [it, null]: the field is then shown as optional, with its shape. */
-function nonNull(field: JsonSchema): JsonSchema {
-  const options = field.anyOf as JsonSchema[] | undefined;
-  if (options?.length !== 2) return field;
-  const rest = options.filter((o) => o.type !== 'null');
-  return rest.length === 1 ? { ...rest[0], ...(field.description ? { description: field.description } : {}) } : field;
+function withoutEcho(name: string, field: JsonSchema): JsonSchema {
+  if (typeof field.description !== 'string') return field;
+  const named = new Set(wordsOf(name));
+  if (!wordsOf(field.description).every((w) => named.has(w) || named.has(`${w}s`) || named.has(w.replace(/s$/, '')))) return field;
+  const { description: _echo, ...rest } = field;
+  return rest;
 }
 
-/** Only what a name does not tell: nested records, lists and enums; a plain value shows nothing. */
-function shapeOf(field: JsonSchema): string {
-  if (field.properties) return outline(field);
-  if (Array.isArray(field.enum)) return field.enum.join('|');
-  const items = field.items as JsonSchema | undefined;
-  if (items?.properties) return `[${outline(items)}]`;
-  if (items) return `[${shapeOf(items) || (items.type as string) || 'any'}]`;
-  return '';
+/** Any JSON value, spelled so that a client mapping schemas onto a one-type dialect (Gemini's) can take it. */
+const ANY_JSON: JsonSchema[] = ['object', 'array', 'string', 'number', 'boolean', 'null'].map((type) =>
+  type === 'object' ? { type, additionalProperties: true } : { type },
+);
+
+/** Keywords that belong to one type's branch when a list of types is split. */
+const KEYWORDS_OF: Record<string, string[]> = {
+  string: ['format', 'pattern', 'minLength', 'maxLength'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  integer: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  array: ['items', 'minItems', 'maxItems', 'uniqueItems'],
+  object: ['properties', 'required', 'additionalProperties', 'propertyNames'],
+};
+
+/**
+ * What every mainstream client takes: one type per schema (a list such as ["string","null"] becomes anyOf
+ * branches), a free-form object says additionalProperties: true, and a value of any type names the JSON types.
+ */
+function portable(node: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'properties') out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([name, sub]) => [name, portable(sub)]));
+    else if (k === 'items') out[k] = portable(v as JsonSchema);
+    else if (k === 'additionalProperties' && v && typeof v === 'object') out[k] = Object.keys(v).length === 0 ? true : portable(v as JsonSchema);
+    else if (k === 'anyOf' || k === 'oneOf' || k === 'allOf') out[k] = (v as JsonSchema[]).map(portable);
+    else out[k] = v;
+  }
+  if (Array.isArray(out.type)) {
+    const types = out.type as string[];
+    const { type: _type, ...rest } = out;
+    const shared = Object.fromEntries(Object.entries(rest).filter(([k]) => !types.some((t) => KEYWORDS_OF[t]?.includes(k))));
+    const branch = (t: string) => ({ type: t, ...Object.fromEntries(Object.entries(rest).filter(([k]) => KEYWORDS_OF[t]?.includes(k))) });
+    return { ...shared, anyOf: types.map(branch) };
+  }
+  const constrains = Object.keys(out).some((k) => k !== 'description' && k !== 'title' && k !== 'default');
+  return constrains ? out : { ...out, anyOf: ANY_JSON };
 }

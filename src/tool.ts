@@ -2,7 +2,7 @@ import type { CallToolResult, Tool as McpTool, ToolAnnotations } from '@modelcon
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
 import { InputError } from './errors.js';
-import { checkFields, fieldsInput, pickFields, recordFieldNames } from './fields.js';
+import { checkFields, fieldsInput, pickFields, recordFieldNames, selectableOutput } from './fields.js';
 import { inputJsonSchema, outputJsonSchema } from './schema.js';
 import { createApi, readingAnswers, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
@@ -96,7 +96,7 @@ export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(def: 
     title: def.title,
     description: def.description,
     input: view.input,
-    output: def.output,
+    output: view.output,
     effect: def.effect,
     idempotent: def.idempotent,
     async call(args, ctx) {
@@ -111,10 +111,11 @@ type Data = Record<string, unknown>;
 /** The `fields` input of a list tool, checked before the call, and applied to its records after. */
 function recordsView(def: { input: ObjectSchema; output: ObjectSchema; records?: string }) {
   const records = def.records;
-  if (!records) return { input: def.input, take: (args: Data) => ({ rest: args, finish: (result: Data) => result }) };
+  if (!records) return { input: def.input, output: def.output, take: (args: Data) => ({ rest: args, finish: (result: Data) => result }) };
   const names = recordFieldNames(def.output, records);
   return {
     input: def.input.extend({ fields: fieldsInput }) as ObjectSchema,
+    output: selectableOutput(def.output, records),
     take(args: Data) {
       const { fields, ...rest } = args as Data & { fields?: string[] };
       checkFields(fields, names);
@@ -231,18 +232,14 @@ export function defineConnector(spec: ConnectorSpec): Connector {
     },
     tool(def) {
       const view = recordsView(def);
-      const input = view.input.extend({
-        account: z
-          .string()
-          .optional()
-          .describe('accounts_list id or label'),
-      }) as ObjectSchema;
+      // The server's instructions say what "account" takes, once, instead of in each of 57 tools.
+      const input = view.input.extend({ account: z.string().optional() }) as ObjectSchema;
       return {
         name: `${spec.id}_${def.name}`,
         title: def.title,
         description: def.description,
         input,
-        output: spec.resultExtras ? (def.output.extend(spec.resultExtras.shape) as ObjectSchema) : def.output,
+        output: spec.resultExtras ? (view.output.extend(spec.resultExtras.shape) as ObjectSchema) : view.output,
         effect: def.effect,
         idempotent: def.idempotent,
         connector: spec.id,

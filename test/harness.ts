@@ -1,3 +1,6 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,7 +100,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     : undefined;
   if (listener) deps.triggers!.publicUrl = listener.url;
   const server = createServer(deps);
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  // Every structuredContent a test sees is checked against its tool's outputSchema by a strict validator.
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, { jsonSchemaValidator: strictOutputValidator() });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   await client.connect(clientTransport);
@@ -144,4 +148,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Ajv for JSON Schema 2020-12 in strict mode, with formats: what a careful client would check results with. */
+export function strictOutputValidator(): AjvJsonSchemaValidator {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: true });
+  addFormats(ajv);
+  return new AjvJsonSchemaValidator(ajv);
 }

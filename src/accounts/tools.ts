@@ -11,7 +11,9 @@ export const accountShape = z.object({
   is_default: z.boolean(),
   status: z.enum(['active', 'needs_reconnect']),
   groups: z.array(z.string()),
+  scopes: z.array(z.string()),
   team: z.object({ id: z.string(), slug: z.string().nullable(), name: z.string().nullable() }).nullable(),
+  created_at: z.string(),
   last_used_at: z.string().nullable(),
 });
 
@@ -44,7 +46,9 @@ export function describeAccount(a: Account): z.output<typeof accountShape> {
     is_default: a.isDefault,
     status: a.status,
     groups: a.groups,
+    scopes: a.scopes,
     team: accountTeam(a),
+    created_at: a.createdAt,
     last_used_at: a.lastUsedAt,
   };
 }

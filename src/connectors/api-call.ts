@@ -41,7 +41,7 @@ export function apiCallTool(connector: Connector, options: ApiCallOptions): Tool
   const shape = {
     method: z.enum(methods).describe(options.readOnly ? 'GET only (read-only mode)' : 'HTTP method'),
     [options.pathField]: z.string().describe(`Path and query, e.g. ${options.example}`),
-    body: z.record(z.string(), z.unknown()).optional().describe('JSON body (not with GET)'),
+    body: z.record(z.string(), z.unknown()).optional().describe('JSON; not with GET'),
     ...(options.headers
       ? {
           headers: z
@@ -50,11 +50,11 @@ export function apiCallTool(connector: Connector, options: ApiCallOptions): Tool
             .describe(
               options.requireVendorAccept
                 ? 'Must include accept: application/vnd.github+json (or a variant such as .raw+json)'
-                : 'Extra headers; credentials are added for you',
+                : 'Credentials are added for you',
             ),
         }
       : {}),
-    dry_run: z.boolean().optional().describe('Return the request, send nothing'),
+    dry_run: z.boolean().optional().describe('Send nothing'),
   };
   const input = z.object(shape).strict();
 
@@ -62,8 +62,7 @@ export function apiCallTool(connector: Connector, options: ApiCallOptions): Tool
     name: 'api_call',
     title: `${connector.title} API call`,
     description:
-      `Send any ${connector.title} API request with the account's credentials, for what no other tool covers. ` +
-      'Reaches no other host.',
+      `Any ${connector.title} API request, with the account's credentials, for what no other tool covers; no other host.`,
     input,
     output,
     effect: options.readOnly ? 'read' : 'delete',

@@ -42,6 +42,9 @@ const eventsUri = (triggerId: string) => `switchboard://triggers/${triggerId}/ev
 const INSTRUCTIONS =
   'Switchboard connects Outlook, GitHub, Vercel and a sales-intelligence API. Tools are named <provider>_<step>; ' +
   'each takes an optional "account" (id or label from accounts_list; without it the provider\'s default account is used). ' +
+  'Outlook tools take "mailbox", a shared mailbox\'s address, to act on it instead of the account\'s own. ' +
+  'Paged lists return next_cursor: pass it back as "cursor" (it keeps the first call\'s filters) for the next page. ' +
+  'List tools take "fields" to return only those fields of each record. ' +
   '<provider>_api_call reaches any path of that provider. A result too large for the token budget comes cut, with next_cursor for the rest.';
 
 /**

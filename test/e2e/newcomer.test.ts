@@ -68,7 +68,7 @@ describe('accounts through the CLI', () => {
     const accounts = JSON.parse(json.stdout);
     expect(accounts.map((a: { provider: string }) => a.provider).sort()).toEqual(['github', 'outlook', 'sales', 'vercel']);
     // The same shape as accounts_list and switchboard://accounts: snake_case.
-    expect(Object.keys(accounts[0]).sort()).toEqual(['groups', 'id', 'identity', 'is_default', 'label', 'last_used_at', 'provider', 'status', 'team']);
+    expect(Object.keys(accounts[0]).sort()).toEqual(['created_at', 'groups', 'id', 'identity', 'is_default', 'label', 'last_used_at', 'provider', 'scopes', 'status', 'team']);
     for (const s of everySecret()) expect(table.stdout + json.stdout).not.toContain(s);
   });
 

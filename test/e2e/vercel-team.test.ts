@@ -39,6 +39,6 @@ describe('switchboard accounts add vercel --team', () => {
     expect(table.stdout).toMatch(/^PROVIDER\s+LABEL\s+IDENTITY\s+TEAM\s+STATUS\s+ID$/m);
     expect(table.stdout).toMatch(/^vercel\s+work \(default\)\s+sbx-vercel\s+sbx-team\s+active\s/m);
     const [account] = JSON.parse((await runCli(['accounts', 'list', '--json'], { env })).stdout);
-    expect(account.meta).toEqual({ teamId: 'team_sbx', teamSlug: 'sbx-team', teamName: 'Sandbox Team' });
+    expect(account.team).toEqual({ id: 'team_sbx', slug: 'sbx-team', name: 'Sandbox Team' });
   });
 });

@@ -5,8 +5,8 @@ import type { Api, ApiRequest } from '../../http/client.js';
 /** Shared pieces of the GitHub tools: owner/repo inputs, Link-header paging with opaque cursors, compact users. */
 
 export const repoFields = {
-  owner: z.string().describe('Owner login'),
-  repo: z.string().describe('Repo name'),
+  owner: z.string(),
+  repo: z.string(),
 };
 
 /** `/repos/{owner}/{repo}` with both parts checked and percent-encoded. */
@@ -34,9 +34,9 @@ export function filePath(path: string, field = 'path'): string {
 }
 
 export const limitField = (max: number, fallback: number) =>
-  z.number().int().min(1).max(max).optional().describe(`Page size, default ${fallback}`);
+  z.number().int().min(1).max(max).optional().describe(`Default ${fallback}`);
 
-export const cursorField = z.string().optional().describe('next_cursor');
+export const cursorField = z.string().optional();
 
 const CURSOR_PREFIX = 'gh1.';
 

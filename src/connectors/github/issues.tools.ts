@@ -170,7 +170,7 @@ const search = github.tool({
   name: 'search_issues_and_pull_requests',
   title: 'Search issues and pull requests',
   description:
-    'Search issues and pull requests with GitHub query syntax; returns items with is_pull_request, paged. ' +
+    'Search issues and pull requests with GitHub query syntax; returns items with is_pull_request. ' +
     'Search allows 30 requests a minute.',
   input: z
     .object({

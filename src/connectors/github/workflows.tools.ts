@@ -148,7 +148,7 @@ const listWorkflowRuns = github.tool({
   name: 'list_workflow_runs',
   title: 'List workflow runs',
   description:
-    'List workflow runs of a repo or one workflow, newest first, by actor, branch, event, status or date; paged.',
+    'List workflow runs of a repo or one workflow, newest first, by actor, branch, event, status or date.',
   input: z
     .object({
       ...repoFields,

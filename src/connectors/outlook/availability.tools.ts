@@ -20,9 +20,9 @@ import { outlook } from './connector.js';
 /** Free/busy: get_free_busy (Graph getSchedule) and check_availability (common free slots, with a personal-account fallback). */
 
 const windowShape = {
-  start: z.string().describe('Local time, no offset, e.g. 2025-03-14T08:00:00'),
+  start: z.string().describe('Local, no offset, e.g. 2025-03-14T08:00:00'),
   end: z.string().describe('Same format'),
-  time_zone: z.string().optional().describe('IANA or Windows zone of times in and out; default UTC'),
+  time_zone: z.string().optional().describe('Of times in and out, IANA or Windows; default UTC'),
 };
 
 /** Checks a window given as local times in one zone; returns them normalised. */

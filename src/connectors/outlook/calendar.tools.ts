@@ -203,7 +203,7 @@ const listEvents = outlook.tool({
   name: 'list_events',
   title: 'List events',
   description:
-    'List events between start and end, series expanded, times in time_zone; paged. ' +
+    'List events between start and end, series expanded, times in time_zone. ' +
     'For free slots use outlook_check_availability.',
   input: z
     .object({

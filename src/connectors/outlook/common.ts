@@ -52,7 +52,7 @@ export async function withGraphHints<T>(account: Account, group: OutlookGroup, m
   }
 }
 
-export const mailboxField = z.string().min(1).optional().describe('Shared mailbox address');
+export const mailboxField = z.string().min(1).optional();
 
 /** Graph paths of the signed-in user, or of a shared mailbox (the specification's /users/{userId}/...). */
 export function mailboxPath(mailbox: string | undefined): string {
@@ -60,9 +60,9 @@ export function mailboxPath(mailbox: string | undefined): string {
 }
 
 export const limitField = (max: number, fallback: number) =>
-  z.number().int().min(1).max(max).optional().describe(`Page size, default ${fallback}`);
+  z.number().int().min(1).max(max).optional().describe(`Default ${fallback}`);
 
-export const cursorField = z.string().optional().describe('next_cursor (replaces the filters)');
+export const cursorField = z.string().optional();
 
 const CURSOR_PREFIX = 'g1.';
 

@@ -126,7 +126,7 @@ const listContacts = outlook.tool({
   name: 'list_contacts',
   title: 'List contacts',
   description:
-    'List contacts by display name, paged, with emails, company, title and phones. ' +
+    'List contacts by display name, with emails, company, title and phones. ' +
     'To look someone up use outlook_find_contact.',
   input: z.object({ mailbox: mailboxField, limit: limitField(100, 25), cursor: cursorField }).strict(),
   output: z.object({ contacts: z.array(contactOutput), next_cursor: z.string().nullable() }),

@@ -127,7 +127,7 @@ const listFolders = outlook.tool({
   name: 'list_folders',
   title: 'List mail folders',
   description:
-    'List mail folders (top level or children of parent) with ids, names and counts, paged. ' +
+    'List mail folders (top level or children of parent) with ids, names and counts. ' +
     'Ids serve outlook_find_email and outlook_move_email.',
   input: z
     .object({

@@ -34,8 +34,8 @@ const criteria = {
     .strict()
     .optional()
     .describe('Employee count'),
-  limit: z.number().int().min(10).max(50).optional().describe('Page size, default 25'),
-  cursor: z.string().optional().describe('next_cursor'),
+  limit: z.number().int().min(10).max(50).optional().describe('Default 25'),
+  cursor: z.string().optional(),
 };
 
 const paging = {
@@ -176,7 +176,7 @@ export const searchContacts = sales.tool({
   name: 'search_contacts',
   title: 'Search contacts',
   description:
-    'Search people by job title, industry, location and company size; returns previews, paged. ' +
+    'Search people by job title, industry, location and company size; returns previews. ' +
     'Beta; free; sales_find_contact (name + company) gives emails and phones.',
   input: z
     .object({
@@ -199,7 +199,7 @@ export const searchCompanies = sales.tool({
   name: 'search_companies',
   title: 'Search companies',
   description:
-    'Search companies by industry, location and size; returns companies, paged. ' +
+    'Search companies by industry, location and size; returns companies. ' +
     'Beta; free; sales_find_company gives full details.',
   input: z.object({ ...criteria, location: location.optional().describe("Company's location") }).strict(),
   output: z.object({ companies: z.array(companySchema), ...paging }),

@@ -160,9 +160,9 @@ function decodeCursor(cursor: string): Record<string, string> {
 }
 
 /** ISO 8601 or epoch milliseconds, as Vercel's `since`/`until` want them (ms). */
-function toMs(value: string | number | undefined, field: string): string | undefined {
+function toMs(value: string | undefined, field: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'number' || /^\d+$/.test(value)) {
+  if (/^\d+$/.test(value)) {
     const n = Number(value);
     if (Number.isSafeInteger(n) && n >= 0) return String(n);
   } else if (/^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value))) {
@@ -187,17 +187,17 @@ const listDeployments = vercel.tool({
   name: 'list_deployments',
   title: 'List deployments',
   description:
-    'List deployments newest first, by project, environment, state or time; paged. ' +
+    'List deployments newest first, by project, environment, state or time. ' +
     'cancel_deployment takes the uid.',
   input: z
     .object({
       project: z.string().min(1).optional().describe('Project name or id'),
       environment: z.enum(ENVIRONMENTS).optional().describe('production or preview'),
       state: z.array(z.enum(STATES)).optional().describe('Only these states'),
-      since: z.union([z.string(), z.number()]).optional().describe('After (ISO or epoch ms)'),
-      until: z.union([z.string(), z.number()]).optional().describe('Before (ISO or epoch ms)'),
+      since: z.string().optional().describe('After: ISO 8601 or epoch ms'),
+      until: z.string().optional().describe('Before: ISO 8601 or epoch ms'),
       limit: z.number().int().min(1).max(100).optional().describe('Default 20'),
-      cursor: z.string().optional().describe('next_cursor (replaces the filters)'),
+      cursor: z.string().optional(),
     })
     .strict(),
   output: z.object({ deployments: z.array(rowShape), next_cursor: z.string().nullable() }),
