@@ -217,7 +217,9 @@ describe('the v2 dialect (account meta dialect: v2)', () => {
     expect(req.headers.api_key).toBe(SANDBOX_API_KEYS.sales);
     expect(Object.fromEntries(req.query)).toEqual({ linkedinUrl: 'https://www.linkedin.com/in/jordan-lee-sbx' });
     expect(req.rawBody.length).toBe(0);
-    expect(r).toEqual({ status: 'matched', contact: spec.contact, cached: false, credits_used: 1, credits_remaining: 997 });
+    // Lusha says what it charged in the body (isCreditCharged) and sends no balance.
+    expect(r).toEqual({ status: 'matched', contact: spec.contact, cached: false, credits_used: 1 });
+    expect(credits().used).toBe(3); // 2 for the spec lookup, 1 for this one
   });
 
   it('find_contact by name sends companyDomain or companyName, and a no-match is empty', async () => {
@@ -235,7 +237,7 @@ describe('the v2 dialect (account meta dialect: v2)', () => {
     expect(r.company).toEqual(spec.company);
     await h.ok('sales_find_company', { name: 'Globex', account: 'v2' });
     expect(Object.fromEntries(requests()[2]!.query)).toEqual({ company: 'Globex' });
-    expect(await h.ok('sales_find_company', { name: 'Umbrella', account: 'v2' })).toEqual({ status: 'no_match', cached: false, credits_used: 0, credits_remaining: 997 });
+    expect(await h.ok('sales_find_company', { name: 'Umbrella', account: 'v2' })).toEqual({ status: 'no_match', cached: false, credits_used: 0 });
   });
 
   it('a 404 that is not EMPTY_DATA is an error', async () => {
