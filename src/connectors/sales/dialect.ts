@@ -7,11 +7,11 @@ import { looksLikeDomain, normalizeDomain, type Company, type CompanyQuery, type
  * The one place that knows how each upstream dialect asks and answers; everything else sees
  * PersonQuery / CompanyQuery in and Person / Company out.
  *
- * - `spec` (default): the specification's paths. POST /person and /company with a JSON body
+ * - `spec`: the specification's paths. POST /person and /company with a JSON body
  *   (`email` | `linkedInUrl` | `firstName`+`lastName`+`company`; `domain` | `name`), POST /person/bulk and
  *   /company/bulk with an array of those. Answers `{ data }` (null when nothing matched) and, in bulk,
  *   `{ data: [{ index, data, creditsCharged?, error? }] }`.
- * - `v2` (account.meta.dialect = "v2"): Lusha's current API. GET /v2/person and /v2/company with query
+ * - `v2`: Lusha's current API. GET /v2/person and /v2/company with query
  *   parameters (`linkedinUrl`, `companyName`/`companyDomain`, `company` for a company name), POST /v2/person
  *   `{ contacts: [{ contactId, ... }] }` and POST /v2/company `{ companies: [{ id, ... }] }`, answered as maps keyed by
  *   those ids; a record that found nothing carries `error.name = "EMPTY_DATA"` (a single company answers 404 with it).
@@ -21,8 +21,14 @@ import { looksLikeDomain, normalizeDomain, type Company, type CompanyQuery, type
  */
 export type Dialect = 'spec' | 'v2';
 
-export function dialectOf(account: Account): Dialect {
-  return account.meta?.dialect === 'v2' ? 'v2' : 'spec';
+/** Lusha's API host: only the v2 dialect works there. */
+const LUSHA_HOST = 'api.lusha.com';
+
+/** The account's chosen dialect (`--dialect`, or the Integrations page), else v2 at Lusha and spec anywhere else. */
+export function dialectOf(account: Account, baseUrl: URL): Dialect {
+  const chosen = account.meta?.dialect;
+  if (chosen === 'spec' || chosen === 'v2') return chosen;
+  return baseUrl.hostname.toLowerCase() === LUSHA_HOST ? 'v2' : 'spec';
 }
 
 /**
