@@ -152,7 +152,7 @@ function accountsCommand(accounts: Command): void {
     .option('--browser', 'sign in in a browser on this machine (outlook, github, vercel)')
     .option('--team <id-or-slug>', 'vercel: the team whose resources the calls use')
     .option('--groups <list>', 'outlook: permission groups, e.g. mail,calendar')
-    .addOption(new Option('--dialect <dialect>', 'sales: the API dialect').choices(['spec', 'v2']))
+    .addOption(new Option('--dialect <dialect>', 'sales: the API dialect (default: v2 when the sales base URL is api.lusha.com, else spec)').choices(['spec', 'v2']))
     .addHelpText('after', examples('printf %s "$GITHUB_TOKEN" | switchboard accounts add github --token-stdin', 'switchboard accounts add outlook --device --groups mail,calendar --label work', 'printf %s "$SALES_KEY" | switchboard accounts add sales --api-key-stdin', 'switchboard accounts add github --sandbox --token-stdin < token.txt'))
     .action(async (providerName: string, opts) => {
       const provider = checkProvider(providerName);

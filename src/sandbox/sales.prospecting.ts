@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Routes, SandboxRequest, SandboxResponse } from './server.js';
-import { SalesError, lower, normDomain, type SalesCompany, type SalesPerson, type SalesState } from './sales.common.js';
+import { SalesError, charge, lower, normDomain, type SalesCompany, type SalesPerson, type SalesState } from './sales.common.js';
 import { isObject } from './util.js';
 
 /**
- * Lusha's prospecting search (the spec names no search paths; both dialects use these), free of credits:
- * - `GET /prospecting/filters/companies/industries_labels`: `[{ id, value, subIndustries: [{ id, value }] }]`.
+ * Lusha's prospecting search (the spec names no search paths; both dialects use these):
+ * - `GET /prospecting/filters/companies/industries_labels`: `[{ id, value, subIndustries: [{ id, value }] }]`, free.
  * - `POST /prospecting/contact/search` and `POST /prospecting/company/search` take
  *   `{ pages: { page (0-999), size (10-50) }, filters: { contacts?: { include: {...} }, companies?: { include: {...} } } }`
- *   and answer `{ requestId, currentPage, pageLength, totalResults, data: [...] }`.
+ *   and answer `{ requestId, currentPage, pageLength, totalResults, data: [...], billing: { resultsReturned, creditsCharged } }`.
+ *   As at Lusha, the charge is in the body only (no credit headers): 1 credit per 25 results returned or part of it,
+ *   nothing for an empty page; a page the credits cannot pay is a 402.
  *   Contact filters: jobTitles (substring), departments, locations ([{ country?, state?, city? }]).
  *   Company filters: sizes ([{ min?, max? }] employee ranges), mainIndustriesIds, subIndustriesIds, locations, names, domains.
  *   An unknown filter, no filter at all, or a page outside the ranges is a 400 `{ error: { code, message } }`.
@@ -84,10 +86,15 @@ function personMatches(p: SalesPerson, inc: Record<string, any>): boolean {
   return true;
 }
 
-function page<T>(all: T[], body: unknown): SandboxResponse {
+/** Credits a page of search results costs. */
+export const searchCost = (results: number) => Math.ceil(results / 25);
+
+function page<T>(state: SalesState, all: T[], body: unknown): SandboxResponse {
   const { page, size } = pages(body);
   const data = all.slice(page * size, page * size + size);
-  return { body: { requestId: randomUUID(), currentPage: page, pageLength: data.length, totalResults: all.length, data }, headers: { 'x-credits-used': '0' } };
+  const cost = searchCost(data.length);
+  charge(state, cost);
+  return { body: { requestId: randomUUID(), currentPage: page, pageLength: data.length, totalResults: all.length, data, billing: { resultsReturned: data.length, creditsCharged: cost } } };
 }
 
 function contactSearch(state: SalesState, req: SandboxRequest): SandboxResponse {
@@ -101,6 +108,7 @@ function contactSearch(state: SalesState, req: SandboxRequest): SandboxResponse 
     return personMatches(p, people) && (!Object.keys(companies).length || (c !== undefined && companyMatches(state, c, companies)));
   });
   return page(
+    state,
     hits.map((p) => ({
       contactId: p.id,
       name: p.fullName,
@@ -124,6 +132,7 @@ function companySearch(state: SalesState, req: SandboxRequest): SandboxResponse 
   pages(req.body);
   const hits = state.companies.filter((c) => companyMatches(state, c, companies));
   return page(
+    state,
     hits.map((c) => ({
       id: c.id,
       name: c.name,

@@ -17,8 +17,10 @@ export type { SalesCompany, SalesPerson, SalesState } from './sales.common.js';
  * - A single lookup with no match is not an error: 200 `{ data: null, message: "No match found" }`, 0 credits.
  * - Bulk bodies are an array, or `{ contacts: [...] }` / `{ companies: [...] }` (the API Call step sends objects), at most 100;
  *   the answer has one result per input, in order: `{ data: [{ index, requestId?, data, creditsCharged, message?, error? }] }`.
- * - Credits: a person costs 1, or 2 when phone numbers are returned; a company 1. Every response carries
- *   `x-credits-used` (this request) and `x-credits-remaining`; the daily request quota is in `x-ratelimit-*`.
+ * - Credits: a person costs 1, or 2 when phone numbers are returned; a company 1. Every response of these paths
+ *   carries `x-credits-used` (this request) and `x-credits-remaining`. Lusha's own paths (`/v2`, `/prospecting`,
+ *   `/account/usage`) send no credit headers, as Lusha does not: their bodies say what was charged.
+ *   Every response has the daily request quota in `x-ratelimit-*`.
  * - Errors of the spec paths are `{ message }`; those of `/v2` and `/prospecting` are `{ error: { code, message } }`.
  */
 
@@ -81,6 +83,9 @@ function bulk<T>(state: SalesState, req: SandboxRequest, key: 'contacts' | 'comp
 const errorBody = (path: string, status: number, message: string) =>
   /^\/(v2|prospecting)\//.test(path) ? { error: { code: status, message } } : { message };
 
+/** The specification's paths, the only ones answered with credit headers. */
+const isSpecPath = (path: string) => /^\/(person|company)(\/bulk)?$/.test(path);
+
 export function salesRoutes(state: SalesState): Routes {
   const routes: Routes = {
     // Costs no credits: the connector calls it to check a new key.
@@ -105,7 +110,7 @@ export function salesRoutes(state: SalesState): Routes {
     const now = Math.floor(Date.now() / 1000);
     if (now >= q.reset) Object.assign(q, { used: 0, reset: q.reset + 86_400 * Math.ceil((now - q.reset + 1) / 86_400) });
     const headers = () => ({
-      'x-credits-remaining': String(creditsLeft(state)),
+      ...(isSpecPath(req.path) ? { 'x-credits-remaining': String(creditsLeft(state)) } : {}),
       'x-ratelimit-limit': String(q.limit),
       'x-ratelimit-remaining': String(Math.max(0, q.limit - q.used)),
       'x-ratelimit-reset': String(q.reset),
@@ -124,7 +129,7 @@ export function salesRoutes(state: SalesState): Routes {
       res = await next(req);
     } catch (error) {
       if (!(error instanceof SalesError)) throw error;
-      res = { status: error.status, body: errorBody(req.path, error.status, error.message), headers: { 'x-credits-used': '0' } };
+      res = { status: error.status, body: errorBody(req.path, error.status, error.message), headers: isSpecPath(req.path) ? { 'x-credits-used': '0' } : {} };
     }
     return { ...res, headers: { ...headers(), ...res.headers } };
   });

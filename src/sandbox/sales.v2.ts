@@ -13,6 +13,7 @@ import { isObject } from './util.js';
  * - `POST /v2/company` takes `{ companies: [{ id, domain?, name? }] }` and answers `{ companies: { [id]: { data, error?, isCreditCharged } } }`
  *   (Lusha documents no 200 shape for it; this mirrors the person answer).
  * - At most 100 records per bulk call. A successful record costs 1 credit in this dialect; errors are `{ error: { code, message } }`.
+ * - As at Lusha, what a call charged is in the body only: each record's `isCreditCharged` (no credit headers).
  */
 
 const EMPTY = { code: 404, name: 'EMPTY_DATA', message: 'Could not find requested data' };
@@ -75,21 +76,20 @@ function getPerson(state: SalesState, req: SandboxRequest): SandboxResponse {
     PERSON_IDS,
   );
   if ('invalid' in found) throw new SalesError(400, found.invalid);
-  if (!found.record) return { body: { contact: { data: null, error: EMPTY, isCreditCharged: false } }, headers: { 'x-credits-used': '0' } };
+  if (!found.record) return { body: { contact: { data: null, error: EMPTY, isCreditCharged: false } } };
   charge(state, 1);
   const company = companyOf(state, found.record);
   return {
     body: { contact: { data: v2Person(found.record), error: null, isCreditCharged: true }, company: company ? v2Company(company) : null },
-    headers: { 'x-credits-used': '1' },
   };
 }
 
 function getCompany(state: SalesState, req: SandboxRequest): SandboxResponse {
   const found = matchCompany(state, { domain: req.query.get('domain') ?? undefined, name: req.query.get('company') ?? undefined }, COMPANY_IDS);
   if ('invalid' in found) throw new SalesError(400, found.invalid);
-  if (!found.record) return { status: 404, body: { error: EMPTY }, headers: { 'x-credits-used': '0' } };
+  if (!found.record) return { status: 404, body: { error: EMPTY } };
   charge(state, 1);
-  return { body: { data: v2Company(found.record) }, headers: { 'x-credits-used': '1' } };
+  return { body: { data: v2Company(found.record) } };
 }
 
 function items(body: unknown, key: 'contacts' | 'companies', idField: 'contactId' | 'id'): Array<Record<string, any>> {
@@ -111,7 +111,6 @@ function bulkPeople(state: SalesState, req: SandboxRequest): SandboxResponse {
   const list = items(req.body, 'contacts', 'contactId');
   const contacts: Record<string, unknown> = {};
   const companies: Record<string, unknown> = {};
-  let used = 0;
   for (const item of list) {
     const current = Array.isArray(item.companies) ? (item.companies.find((c: any) => isObject(c) && c.isCurrent) ?? item.companies[0]) : undefined;
     const found = matchPerson(
@@ -123,30 +122,25 @@ function bulkPeople(state: SalesState, req: SandboxRequest): SandboxResponse {
     else if (!found.record) contacts[item.contactId] = { data: null, error: EMPTY, isCreditCharged: false };
     else if (!tryCharge(state, 1)) contacts[item.contactId] = { data: null, error: { code: 402, name: 'INSUFFICIENT_CREDITS', message: 'Not enough credits for this contact.' }, isCreditCharged: false };
     else {
-      used += 1;
       contacts[item.contactId] = { id: found.record.id, data: v2Person(found.record), isCreditCharged: true };
       const company = companyOf(state, found.record);
       if (company) companies[company.id] = v2Company(company);
     }
   }
-  return { body: { contacts, companies }, headers: { 'x-credits-used': String(used) } };
+  return { body: { contacts, companies } };
 }
 
 function bulkCompanies(state: SalesState, req: SandboxRequest): SandboxResponse {
   const list = items(req.body, 'companies', 'id');
   const companies: Record<string, unknown> = {};
-  let used = 0;
   for (const item of list) {
     const found = matchCompany(state, { domain: item.domain ?? item.fqdn, name: item.name }, 'Provide domain or name.');
     if ('invalid' in found) companies[item.id] = { data: null, error: { code: 400, name: 'INVALID_INPUT', message: found.invalid }, isCreditCharged: false };
     else if (!found.record) companies[item.id] = { data: null, error: EMPTY, isCreditCharged: false };
     else if (!tryCharge(state, 1)) companies[item.id] = { data: null, error: { code: 402, name: 'INSUFFICIENT_CREDITS', message: 'Not enough credits for this company.' }, isCreditCharged: false };
-    else {
-      used += 1;
-      companies[item.id] = { data: v2Company(found.record), isCreditCharged: true };
-    }
+    else companies[item.id] = { data: v2Company(found.record), isCreditCharged: true };
   }
-  return { body: { companies }, headers: { 'x-credits-used': String(used) } };
+  return { body: { companies } };
 }
 
 export function v2Routes(state: SalesState): Routes {

@@ -67,9 +67,9 @@ ${
   provider === 'sales'
     ? html`<div class="field"><label for="${add.id}-dialect">API dialect</label><select id="${add.id}-dialect" name="dialect"${add.aria('dialect')}>
 ${[
-  ['', 'spec (default)'],
+  ['', 'automatic: v2 at api.lusha.com, else spec'],
   ['v2', "v2 (Lusha's current API)"],
-  ['spec', 'spec'],
+  ['spec', "spec (the specification's paths)"],
 ].map(([value, text]) => html`<option value="${value}" ${add.value('dialect') === value ? 'selected' : ''}>${text}</option>`)}
 </select>${add.error('dialect')}</div>`
     : ''

@@ -195,6 +195,20 @@ describe('sales_enrich_companies', () => {
     expect(out).toMatchObject({ matched: 2, no_match: 1, errors: 1, credits_used: 2, credits_remaining: 998 });
   });
 
+  it("counts the credits each record's body reports, not the x-credits-used header", async () => {
+    const acme = { name: 'Acme Corporation', domain: 'acme.example' };
+    h.sandbox.servers.sales.once('POST /company/bulk', {
+      body: { data: [{ index: 0, data: acme, creditsCharged: 1 }, { index: 1, data: null, creditsCharged: 0 }] },
+      headers: { 'x-credits-used': '5', 'x-credits-remaining': '70' },
+    });
+    const out = await h.ok('sales_enrich_companies', { companies: [{ domain: 'acme.example' }, { name: 'Umbrella' }] });
+    expect(out.results.map((r: any) => [r.status, r.credits_used])).toEqual([
+      ['matched', 1],
+      ['no_match', 0],
+    ]);
+    expect(out).toMatchObject({ credits_used: 1, credits_remaining: 70 });
+  });
+
   it('reports records the provider refuses (out of credits) as errors, and the batch goes on', async () => {
     credits().used = credits().total - 1;
     const out = await h.ok('sales_enrich_companies', { companies: [{ domain: 'acme.example' }, { domain: 'globex.example' }, { name: 'Umbrella' }] });
@@ -246,5 +260,17 @@ describe('the v2 dialect', () => {
       ['matched', 'Northwind Traders', 1],
     ]);
     expect(out.results[0].company).toMatchObject({ revenue: '$1M - $10M', technologies: ['Jira', 'AWS'], size: '11-50' });
+    // Read from each record's isCreditCharged: Lusha sends no credit headers and no balance.
+    expect(out.credits_used).toBe(2);
+    expect(out.credits_remaining).toBeUndefined();
+    expect(credits().used).toBe(2);
+  });
+
+  it("takes a response's billing.creditsCharged over what the records say", async () => {
+    h.sandbox.servers.sales.once('POST /v2/company', {
+      body: { companies: { '0': { data: { name: 'Initech', domain: 'initech.example' }, isCreditCharged: true } }, billing: { resultsReturned: 1, creditsCharged: 4 } },
+    });
+    const out = await h.ok('sales_enrich_companies', { companies: [{ domain: 'initech.example' }], account: 'v2' });
+    expect(out).toMatchObject({ matched: 1, credits_used: 4 });
   });
 });

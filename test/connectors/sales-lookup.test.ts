@@ -1,5 +1,8 @@
+import { connect } from 'node:net';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { dialectOf } from '../../src/connectors/sales/dialect.js';
 import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS } from '../../src/sandbox/index.js';
 import { buildTools } from '../../src/registry.js';
@@ -217,7 +220,9 @@ describe('the v2 dialect (account meta dialect: v2)', () => {
     expect(req.headers.api_key).toBe(SANDBOX_API_KEYS.sales);
     expect(Object.fromEntries(req.query)).toEqual({ linkedinUrl: 'https://www.linkedin.com/in/jordan-lee-sbx' });
     expect(req.rawBody.length).toBe(0);
-    expect(r).toEqual({ status: 'matched', contact: spec.contact, cached: false, credits_used: 1, credits_remaining: 997 });
+    // Lusha says what it charged in the body (isCreditCharged) and sends no balance.
+    expect(r).toEqual({ status: 'matched', contact: spec.contact, cached: false, credits_used: 1 });
+    expect(credits().used).toBe(3); // 2 for the spec lookup, 1 for this one
   });
 
   it('find_contact by name sends companyDomain or companyName, and a no-match is empty', async () => {
@@ -235,11 +240,64 @@ describe('the v2 dialect (account meta dialect: v2)', () => {
     expect(r.company).toEqual(spec.company);
     await h.ok('sales_find_company', { name: 'Globex', account: 'v2' });
     expect(Object.fromEntries(requests()[2]!.query)).toEqual({ company: 'Globex' });
-    expect(await h.ok('sales_find_company', { name: 'Umbrella', account: 'v2' })).toEqual({ status: 'no_match', cached: false, credits_used: 0, credits_remaining: 997 });
+    expect(await h.ok('sales_find_company', { name: 'Umbrella', account: 'v2' })).toEqual({ status: 'no_match', cached: false, credits_used: 0 });
   });
 
   it('a 404 that is not EMPTY_DATA is an error', async () => {
     h.sandbox.servers.sales.once('GET /v2/company', { status: 404, body: { error: { code: 404, message: 'Cannot GET /v2/company' } } });
     expect(await h.fails('sales_find_company', { domain: 'acme.example', account: 'v2' })).toMatch(/answered 404 to GET \/v2\/company.*Cannot GET/);
+  });
+});
+
+describe('which dialect an account speaks', () => {
+  const account = (meta: Record<string, string>) => ({ meta }) as Parameters<typeof dialectOf>[0];
+
+  it('is the chosen one, else v2 at api.lusha.com and spec anywhere else', () => {
+    expect(dialectOf(account({}), new URL('https://api.lusha.com'))).toBe('v2');
+    expect(dialectOf(account({}), new URL('https://API.Lusha.com/'))).toBe('v2');
+    expect(dialectOf(account({}), new URL('http://127.0.0.1:8080'))).toBe('spec');
+    expect(dialectOf(account({}), new URL('https://api.lusha.com.example'))).toBe('spec');
+    expect(dialectOf(account({ dialect: 'spec' }), new URL('https://api.lusha.com'))).toBe('spec');
+    expect(dialectOf(account({ dialect: 'v2' }), new URL('http://127.0.0.1:8080'))).toBe('v2');
+  });
+
+  /** Connections for any host go to the sandbox, so the base URL can be Lusha's own without leaving the machine. */
+  function toSandbox(): Agent {
+    const port = Number(new URL(h.sandbox.baseUrls.sales).port);
+    return new Agent({
+      connect: (_options, done) => {
+        const socket = connect({ host: '127.0.0.1', port });
+        socket.once('connect', () => done(null, socket));
+        socket.once('error', (error) => done(error, null));
+      },
+    });
+  }
+
+  async function atLusha(run: () => Promise<void>) {
+    const saved = { baseUrls: h.deps.baseUrls, dispatcher: h.deps.dispatcher };
+    const agent = toSandbox();
+    h.deps.baseUrls = { ...saved.baseUrls, sales: 'https://api.lusha.com' };
+    h.deps.dispatcher = agent;
+    try {
+      await run();
+    } finally {
+      Object.assign(h.deps, saved);
+      await agent.close();
+    }
+  }
+
+  it('an account with no dialect speaks v2 at api.lusha.com, and --dialect spec keeps the specification there', async () => {
+    await h.store.accounts.add({ provider: 'sales', label: 'at-lusha', secret: { kind: 'api_key', apiKey: SANDBOX_API_KEYS.sales } });
+    await h.store.accounts.add({ provider: 'sales', label: 'spec-at-lusha', meta: { dialect: 'spec' }, secret: { kind: 'api_key', apiKey: SANDBOX_API_KEYS.sales } });
+    await atLusha(async () => {
+      const v2 = await h.ok('sales_find_contact', { email: 'jordan.lee@fabrikam.example', account: 'at-lusha' });
+      const spec = await h.ok('sales_find_company', { domain: 'contoso.example', account: 'spec-at-lusha' });
+      expect(v2).toEqual({ status: 'matched', contact: JORDAN, cached: false, credits_used: 1 });
+      expect(spec).toEqual({ status: 'matched', company: CONTOSO, cached: false, credits_used: 1, credits_remaining: 998 });
+    });
+    expect(requests().map((r) => `${r.method} ${r.path} ${r.headers.host}`)).toEqual(['GET /v2/person api.lusha.com', 'POST /company api.lusha.com']);
+    // The same account without a dialect speaks the specification's paths anywhere else (the sandbox).
+    await h.ok('sales_find_company', { domain: 'acme.example', account: 'at-lusha' });
+    expect(requests()[2]).toMatchObject({ method: 'POST', path: '/company' });
   });
 });

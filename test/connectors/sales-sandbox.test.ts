@@ -24,7 +24,9 @@ describe('v2 person and company', () => {
     expect(res.status).toBe(200);
     expect(res.body.contact).toMatchObject({ isCreditCharged: true, data: { fullName: 'Sam Rivera', jobTitle: { title: 'VP Operations' }, companyId: 'sbx-company-0001' } });
     expect(res.body.company).toMatchObject({ domain: 'acme.example', mainIndustry: 'Manufacturing', revenueRange: [50e6, 100e6] });
-    expect(res.headers['x-credits-used']).toBe('1');
+    // As at Lusha, the charge is in the body only.
+    expect(res.headers['x-credits-used']).toBeUndefined();
+    expect(res.headers['x-credits-remaining']).toBeUndefined();
     expect(remaining()).toBe(before - 1);
   });
 
@@ -47,6 +49,7 @@ describe('v2 person and company', () => {
   });
 
   it('POST /v2/person answers a map keyed by contactId, with the companies beside it', async () => {
+    const before = remaining();
     const res = await api('POST', '/v2/person', {
       body: {
         contacts: [
@@ -64,7 +67,9 @@ describe('v2 person and company', () => {
     expect(res.body.contacts.c.error.name).toBe('EMPTY_DATA');
     expect(res.body.contacts.d.error.name).toBe('INVALID_INPUT');
     expect(Object.keys(res.body.companies).sort()).toEqual(['sbx-company-0003', 'sbx-company-0004']);
-    expect(res.headers['x-credits-used']).toBe('2');
+    expect(Object.values(res.body.contacts).map((c: any) => c.isCreditCharged)).toEqual([true, true, false, false]);
+    expect(res.headers['x-credits-used']).toBeUndefined();
+    expect(remaining()).toBe(before - 2);
   });
 
   it('refuses bulk calls without unique ids or with more than 100 records', async () => {
@@ -81,14 +86,38 @@ describe('prospecting', () => {
     expect(res.body).toContainEqual({ id: expect.any(Number), value: 'Software', subIndustries: expect.arrayContaining([{ id: expect.any(Number), value: 'IT Services' }]) });
   });
 
-  it('searches contacts by page, free of credits, with previews only', async () => {
+  it('searches contacts by page, with previews only, and bills the page in the body', async () => {
     const before = remaining();
     const res = await api('POST', '/prospecting/contact/search', { body: { pages: { page: 0, size: 10 }, filters: { contacts: { include: { jobTitles: ['chief'] } } } } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ requestId: expect.any(String), currentPage: 0, totalResults: 3 });
+    expect(res.body).toMatchObject({ requestId: expect.any(String), currentPage: 0, totalResults: 3, billing: { resultsReturned: 3, creditsCharged: 1 } });
     expect(res.body.data[0]).toEqual(expect.objectContaining({ contactId: expect.any(String), name: 'Dana Ortiz', hasEmails: true, hasPhones: true }));
     expect(res.body.data[0].emailAddresses).toBeUndefined();
-    expect(remaining()).toBe(before);
+    expect(res.headers['x-credits-used']).toBeUndefined();
+    expect(res.headers['x-credits-remaining']).toBeUndefined();
+    expect(remaining()).toBe(before - 1);
+  });
+
+  it('charges 1 credit per 25 results or part of it, nothing for an empty page or the filter labels', async () => {
+    const before = remaining();
+    const all = await api('POST', '/prospecting/company/search', { body: { pages: { page: 0, size: 50 }, filters: { companies: { include: { sizes: [{ min: 1 }] } } } } });
+    expect(all.body.billing).toEqual({ resultsReturned: all.body.data.length, creditsCharged: Math.ceil(all.body.data.length / 25) });
+    const people = await api('POST', '/prospecting/contact/search', { body: { pages: { page: 0, size: 50 }, filters: { companies: { include: { sizes: [{ min: 1 }] } } } } });
+    expect(people.body.data.length).toBeGreaterThan(25);
+    expect(people.body.billing).toEqual({ resultsReturned: people.body.data.length, creditsCharged: 2 });
+    const none = await api('POST', '/prospecting/company/search', { body: { filters: { companies: { include: { names: ['Umbrella'] } } } } });
+    expect(none.body).toMatchObject({ totalResults: 0, data: [], billing: { resultsReturned: 0, creditsCharged: 0 } });
+    await api('GET', '/prospecting/filters/companies/industries_labels');
+    expect(remaining()).toBe(before - all.body.billing.creditsCharged - 2);
+  });
+
+  it('refuses a page the credits cannot pay with 402', async () => {
+    const saved = sandbox.states.sales.credits.used;
+    sandbox.states.sales.credits.used = sandbox.states.sales.credits.total;
+    const res = await api('POST', '/prospecting/contact/search', { body: { filters: { contacts: { include: { jobTitles: ['chief'] } } } } });
+    sandbox.states.sales.credits.used = saved;
+    expect(res.status).toBe(402);
+    expect(res.body).toEqual({ error: { code: 402, message: expect.stringMatching(/Not enough credits/) } });
   });
 
   it('refuses unknown filters, no filter, and page sizes outside 10-50', async () => {

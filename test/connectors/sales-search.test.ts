@@ -11,7 +11,10 @@ beforeAll(async () => {
   await h.store.accounts.add({ provider: 'sales', label: 'v2', meta: { dialect: 'v2' }, secret: { kind: 'api_key', apiKey: SANDBOX_API_KEYS.sales } });
 });
 afterAll(() => h.close());
-beforeEach(() => h.sandbox.servers.sales.reset());
+beforeEach(() => {
+  h.sandbox.servers.sales.reset();
+  h.sandbox.states.sales.credits.used = 0;
+});
 afterEach(() => expect(h.sandbox.servers.sales.misses).toEqual([]));
 
 const requests = () => h.sandbox.servers.sales.requests;
@@ -33,8 +36,10 @@ describe('sales_search_contacts', () => {
     expect(req.body).toEqual({ pages: { page: 0, size: 10 }, filters: { contacts: { include: { jobTitles: ['Engineer'] } } } });
     expect(first.contacts).toHaveLength(10);
     expect(first.total).toBe(engineers.length);
-    expect(first.credits_used).toBe(0);
-    expect(typeof first.credits_remaining).toBe('number');
+    // Lusha bills the page in the body (billing.creditsCharged) and sends no balance.
+    expect(first.credits_used).toBe(1);
+    expect(state().credits.used).toBe(1);
+    expect(first.credits_remaining).toBeUndefined();
     expect(first.next_cursor).toEqual(expect.any(String));
     expect(first.contacts[0]).toEqual({
       name: 'Ravi Kumar',
@@ -106,13 +111,58 @@ describe('sales_search_contacts', () => {
   });
 });
 
+describe('what a search costs', () => {
+  const answer = (billing?: { resultsReturned: number; creditsCharged: number }) => ({
+    requestId: 'r-1',
+    currentPage: 0,
+    pageLength: 1,
+    totalResults: 1,
+    data: [{ id: 'c-1', name: 'Acme Corporation', domain: 'acme.example' }],
+    ...(billing ? { billing } : {}),
+  });
+
+  it('is what the body says (billing.creditsCharged), whatever a header says', async () => {
+    h.sandbox.servers.sales.once('POST /prospecting/company/search', { body: answer({ resultsReturned: 1, creditsCharged: 7 }), headers: { 'x-credits-used': '9' } });
+    const r = await h.ok('sales_search_companies', { location: { city: 'Austin' } });
+    expect(r).toMatchObject({ companies: [{ name: 'Acme Corporation' }], credits_used: 7 });
+  });
+
+  it('falls back to the x-credits headers only when the body has no billing', async () => {
+    h.sandbox.servers.sales.once('POST /prospecting/company/search', { body: answer(), headers: { 'x-credits-used': '2', 'x-credits-remaining': '40' } });
+    expect(await h.ok('sales_search_companies', { location: { city: 'Austin' } })).toMatchObject({ credits_used: 2, credits_remaining: 40 });
+  });
+
+  it('grows with the page: 1 credit per 25 results or part of it, none for an empty page', async () => {
+    const wide = await h.ok('sales_search_contacts', { companySize: { min: 1 }, limit: 50 });
+    expect(wide.contacts.length).toBeGreaterThan(25);
+    expect(wide.credits_used).toBe(2);
+    const none = await h.ok('sales_search_companies', { location: { country: 'Atlantis' } });
+    expect(none).toMatchObject({ companies: [], total: 0, credits_used: 0 });
+    expect(state().credits.used).toBe(2);
+  });
+
+  it('is refused when the credits cannot pay for it', async () => {
+    state().credits.used = state().credits.total;
+    expect(await h.fails('sales_search_contacts', { jobTitles: ['Engineer'] })).toMatch(/answered 402 to POST \/prospecting\/contact\/search .*Not enough credits/);
+  });
+
+  it('is not called free in the tool descriptions', async () => {
+    const { tools } = await h.client.listTools();
+    for (const name of ['sales_search_contacts', 'sales_search_companies']) {
+      const description = tools.find((t) => t.name === name)!.description!;
+      expect(description, name).not.toMatch(/\bfree\b/i);
+      expect(description, name).toMatch(/costs credits/);
+    }
+  });
+});
+
 describe('sales_search_companies', () => {
   it('finds companies by industry and location, in the compact company shape', async () => {
     const r = await h.ok('sales_search_companies', { industries: ['Software'] });
     expect(requests()[1]!.body).toEqual({ pages: { page: 0, size: 25 }, filters: { companies: { include: { mainIndustriesIds: [industryId('Software')] } } } });
     expect(r.companies.map((c: { name: string }) => c.name)).toEqual(['Contoso', 'Initech']);
     expect(r.companies[0]).toEqual({ name: 'Contoso', domain: 'contoso.example', size: '501-1000', industry: 'Software / Enterprise Software', location: 'Seattle, Washington, United States' });
-    expect(r).toMatchObject({ total: 2, credits_used: 0 });
+    expect(r).toMatchObject({ total: 2, credits_used: 1 });
     expect(r.next_cursor).toBeUndefined();
 
     const de = await h.ok('sales_search_companies', { location: { country: 'Germany' }, companySize: { min: 1000, max: 20000 } });

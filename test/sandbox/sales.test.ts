@@ -28,13 +28,14 @@ describe('auth and key check', () => {
     expect(bearer.status).toBe(401);
   });
 
-  it('GET /account/usage reports credits and costs none', async () => {
+  it('GET /account/usage reports credits in its body and costs none', async () => {
     const before = remaining();
     const res = await api('GET', '/account/usage');
     expect(res.status).toBe(200);
     expect(res.body.usage.credits).toMatchObject({ total: 1000, used: expect.any(Number), remaining: before });
     expect(remaining()).toBe(before);
-    expect(res.headers['x-credits-remaining']).toBe(String(before));
+    // A path of Lusha's own: like Lusha, no credit headers.
+    expect(res.headers['x-credits-remaining']).toBeUndefined();
   });
 });
 
@@ -113,6 +114,23 @@ describe('lookups', () => {
     const bulk = await api('POST', '/company/bulk', { body: [{ domain: 'acme.example' }] });
     expect(bulk.body.data[0].error.code).toBe('INSUFFICIENT_CREDITS');
     state().credits.used = saved;
+  });
+
+  it("sends credit headers on the specification's paths only; Lusha's paths say it in the body", async () => {
+    const spec = await api('POST', '/company', { body: { domain: 'acme.example' } });
+    expect(spec.headers).toMatchObject({ 'x-credits-used': '1', 'x-credits-remaining': String(remaining()) });
+    const refused = await api('POST', '/company', { body: {} });
+    expect(refused.headers).toMatchObject({ 'x-credits-used': '0', 'x-credits-remaining': String(remaining()) });
+    const lusha = [
+      await api('GET', '/v2/company?domain=acme.example'),
+      await api('POST', '/v2/company', { body: { companies: [{ id: '1', domain: 'acme.example' }] } }),
+      await api('POST', '/prospecting/company/search', { body: { filters: { companies: { include: { names: ['Acme Corporation'] } } } } }),
+      await api('GET', '/v2/company?domain='),
+    ];
+    expect(lusha.map((r) => r.status)).toEqual([200, 200, 200, 400]);
+    for (const r of lusha) expect(Object.keys(r.headers).filter((k) => k.startsWith('x-credits-'))).toEqual([]);
+    expect(lusha[1]!.body.companies['1'].isCreditCharged).toBe(true);
+    expect(lusha[2]!.body.billing).toEqual({ resultsReturned: 1, creditsCharged: 1 });
   });
 
   it('counts requests in x-ratelimit headers', async () => {

@@ -7,22 +7,28 @@ import { looksLikeDomain, normalizeDomain, type Company, type CompanyQuery, type
  * The one place that knows how each upstream dialect asks and answers; everything else sees
  * PersonQuery / CompanyQuery in and Person / Company out.
  *
- * - `spec` (default): the specification's paths. POST /person and /company with a JSON body
+ * - `spec`: the specification's paths. POST /person and /company with a JSON body
  *   (`email` | `linkedInUrl` | `firstName`+`lastName`+`company`; `domain` | `name`), POST /person/bulk and
  *   /company/bulk with an array of those. Answers `{ data }` (null when nothing matched) and, in bulk,
  *   `{ data: [{ index, data, creditsCharged?, error? }] }`.
- * - `v2` (account.meta.dialect = "v2"): Lusha's current API. GET /v2/person and /v2/company with query
+ * - `v2`: Lusha's current API. GET /v2/person and /v2/company with query
  *   parameters (`linkedinUrl`, `companyName`/`companyDomain`, `company` for a company name), POST /v2/person
  *   `{ contacts: [{ contactId, ... }] }` and POST /v2/company `{ companies: [{ id, ... }] }`, answered as maps keyed by
  *   those ids; a record that found nothing carries `error.name = "EMPTY_DATA"` (a single company answers 404 with it).
  *
- * Credits: `x-credits-used` / `x-credits-remaining` headers when sent; otherwise per record from the body
- * (`creditsCharged`, or 1 when v2 says `isCreditCharged`).
+ * Credits come from the body where the provider puts them (`billing.creditsCharged`, a record's `creditsCharged`,
+ * or 1 for a v2 record with `isCreditCharged`); the `x-credits-used` header counts only when the body says nothing.
  */
 export type Dialect = 'spec' | 'v2';
 
-export function dialectOf(account: Account): Dialect {
-  return account.meta?.dialect === 'v2' ? 'v2' : 'spec';
+/** Lusha's API host: only the v2 dialect works there. */
+const LUSHA_HOST = 'api.lusha.com';
+
+/** The account's chosen dialect (`--dialect`, or the Integrations page), else v2 at Lusha and spec anywhere else. */
+export function dialectOf(account: Account, baseUrl: URL): Dialect {
+  const chosen = account.meta?.dialect;
+  if (chosen === 'spec' || chosen === 'v2') return chosen;
+  return baseUrl.hostname.toLowerCase() === LUSHA_HOST ? 'v2' : 'spec';
 }
 
 /**
@@ -231,14 +237,26 @@ const V2: { person: Mapping<PersonQuery, Person>; company: Mapping<CompanyQuery,
 
 const MAPPINGS: Record<Dialect, { person: Mapping<any, any>; company: Mapping<any, any> }> = { spec: SPEC, v2: V2 };
 
-function headerNumber(v: string | undefined): number | undefined {
-  return v !== undefined && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined;
+const count = (v: unknown): number | undefined => {
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+};
+
+/**
+ * What one response charged, read from the body first: Lusha's `billing.creditsCharged`, else what the records say
+ * (`perRecord`), else the `x-credits-used` header. Lusha's bodies carry no balance: `x-credits-remaining` is all there is.
+ */
+export function chargedBy(res: Pick<ApiResponse, 'body' | 'headers'>, perRecord?: number): Credits {
+  const billing = obj(obj(res.body)?.billing);
+  return clean({
+    used: count(billing?.creditsCharged) ?? perRecord ?? count(res.headers['x-credits-used']),
+    remaining: count(res.headers['x-credits-remaining']),
+  });
 }
 
-/** Credits from the response headers, else the sum of what the records say. */
 function creditsOf(res: ApiResponse, outcomes: Outcome<unknown>[]): Credits {
   const perRecord = outcomes.some((o) => o.credits !== undefined) ? outcomes.reduce((n, o) => n + (o.credits ?? 0), 0) : undefined;
-  return clean({ used: headerNumber(res.headers['x-credits-used']) ?? perRecord, remaining: headerNumber(res.headers['x-credits-remaining']) });
+  return chargedBy(res, perRecord);
 }
 
 /** One lookup; an error the provider reports for the record is thrown, as the tool's failure. */

@@ -65,7 +65,7 @@ async function enrich<K extends Kind>(kind: K, records: Array<Record<string, str
   if (done > 0 && unique.length > 0) await ctx.progress(done, total, `${done} of ${total} answered from the cache or refused before sending`);
   let creditsUsed = 0;
   let creditsRemaining: number | undefined;
-  const dialect = dialectOf(ctx.account);
+  const dialect = dialectOf(ctx.account, ctx.api.baseUrl);
 
   await runBatches({
     queries: unique,

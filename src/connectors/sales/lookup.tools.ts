@@ -21,7 +21,7 @@ async function findOne<K extends Kind>(kind: K, query: QueryOf<K>, refresh: bool
   const key = cacheKey(query);
   const hit = refresh ? undefined : (await cache.get([key])).get(key);
   if (hit) return { status: 'matched' as const, record: hit as RecordOf<K>, cached: true, credits_used: 0 };
-  const { outcome, credits } = await lookupOne(ctx.api, dialectOf(ctx.account), kind, query);
+  const { outcome, credits } = await lookupOne(ctx.api, dialectOf(ctx.account, ctx.api.baseUrl), kind, query);
   if (outcome.status === 'matched') await cache.put([[key, outcome.record]]);
   return {
     status: outcome.status === 'matched' ? ('matched' as const) : ('no_match' as const),

@@ -3,16 +3,17 @@ import * as z from 'zod/v4';
 import { InputError } from '../../errors.js';
 import type { Api } from '../../http/client.js';
 import { sales } from './connector.js';
-import { toCompany, toProspect } from './dialect.js';
+import { chargedBy, toCompany, toProspect } from './dialect.js';
 import { companySchema } from './records.js';
 
 /*
- * The specification names no search paths. Both dialects search through Lusha's prospecting endpoints,
- * which are free of credits: POST /prospecting/contact/search and /prospecting/company/search with
+ * The specification names no search paths. Both dialects search through Lusha's prospecting endpoints:
+ * POST /prospecting/contact/search and /prospecting/company/search with
  * `{ pages: { page, size }, filters: { contacts?: { include }, companies?: { include } } }`, answered with
- * `{ requestId, currentPage, totalResults, data }`. Industries are filtered by id, so names are resolved
- * through GET /prospecting/filters/companies/industries_labels first (also free). Contact results are
- * previews without emails or phones: a find or enrich tool reveals those (and charges for them).
+ * `{ requestId, currentPage, totalResults, data, billing: { resultsReturned, creditsCharged } }`. A search is
+ * charged (Lusha bills each page of results), and `billing.creditsCharged` says how much. Industries are filtered
+ * by id, so names are resolved through GET /prospecting/filters/companies/industries_labels first (free, like every
+ * filters call). Contact results are previews without emails or phones: a find or enrich tool reveals those.
  */
 
 const MAX_PAGE = 999;
@@ -161,14 +162,13 @@ async function search(kind: 'contact' | 'company', input: Criteria, api: Api) {
   const data = (Array.isArray(body.data) ? body.data : []) as Array<Record<string, any>>;
   const total = typeof body.totalResults === 'number' ? body.totalResults : undefined;
   const more = total !== undefined ? (page.page + 1) * page.size < total : data.length === page.size;
-  const num = (v: string | undefined) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
-  const remaining = num(res.headers['x-credits-remaining']);
+  const credits = chargedBy(res);
   return {
     data,
     total,
     ...(more && page.page < MAX_PAGE ? { next_cursor: encodeCursor({ ...page, page: page.page + 1 }) } : {}),
-    credits_used: num(res.headers['x-credits-used']) ?? 0,
-    ...(remaining !== undefined ? { credits_remaining: remaining } : {}),
+    credits_used: credits.used ?? 0,
+    ...(credits.remaining !== undefined ? { credits_remaining: credits.remaining } : {}),
   };
 }
 
@@ -177,7 +177,7 @@ export const searchContacts = sales.tool({
   title: 'Search contacts',
   description:
     'Search people by job title, industry, location and company size; returns previews. ' +
-    'Beta; free; sales_find_contact (name + company) gives emails and phones.',
+    'Beta; costs credits per page; sales_find_contact (name + company) gives emails and phones.',
   input: z
     .object({
       jobTitles: z.array(z.string().min(1)).max(20).optional().describe('Any of these, e.g. VP Sales'),
@@ -200,7 +200,7 @@ export const searchCompanies = sales.tool({
   title: 'Search companies',
   description:
     'Search companies by industry, location and size; returns companies. ' +
-    'Beta; free; sales_find_company gives full details.',
+    'Beta; costs credits per page; sales_find_company gives full details.',
   input: z.object({ ...criteria, location: location.optional().describe("Company's location") }).strict(),
   output: z.object({ companies: z.array(companySchema), ...paging }),
   effect: 'read',
