@@ -208,7 +208,8 @@ export function createLazyServer(setup: ServerSetup): Server {
     const deps = await needDeps();
     const { uri } = request.params;
     if (uri === ACCOUNTS_URI) {
-      const accounts = await deps.store.accounts.list();
+      const { accountJson } = await import('../store/accounts.js');
+      const accounts = (await deps.store.accounts.list()).map(accountJson);
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ accounts }) }] };
     }
     const triggerId = await triggerOf(deps, uri);
