@@ -12,7 +12,7 @@ export const accountShape = z.object({
   status: z.enum(['active', 'needs_reconnect']),
   groups: z.array(z.string()),
   team: z.object({ id: z.string(), slug: z.string().nullable(), name: z.string().nullable() }).nullable(),
-  base_url: z.string().optional().describe("The account's own API host, when not the provider's default"),
+  base_url: z.string().optional(),
   last_used_at: z.string().nullable(),
 });
 

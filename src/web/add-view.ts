@@ -40,8 +40,8 @@ const BASE_URL_HINTS: Partial<Record<Provider, string>> = {
   outlook: 'A national cloud, e.g. https://graph.microsoft.us/v1.0. Leave empty for graph.microsoft.com.',
 };
 
-function baseUrlField(v: FormView, hint: string): SafeHtml {
-  return html`<div class="field"><label for="${v.id}-base-url">API base URL (optional)</label>
+function baseUrlField(v: FormView, title: string, hint: string): SafeHtml {
+  return html`<div class="field"><label for="${v.id}-base-url">API base URL<span class="vh"> for ${title}</span> (optional)</label>
 <input type="url" id="${v.id}-base-url" name="base_url" maxlength="300" spellcheck="false" autocomplete="off" value="${v.value('base_url')}"${v.aria('base_url', `${v.id}-base-url-hint`)}>
 <span class="hint" id="${v.id}-base-url-hint">${hint}</span>${v.error('base_url')}</div>`;
 }
@@ -94,7 +94,7 @@ ${
     : ''
 }
 ${provider === 'outlook' ? groupBoxes(add, 'token') : ''}
-${BASE_URL_HINTS[provider] ? baseUrlField(add, BASE_URL_HINTS[provider]) : ''}
+${BASE_URL_HINTS[provider] ? baseUrlField(add, info.title, BASE_URL_HINTS[provider]) : ''}
 <button type="submit">Add ${what}<span class="vh"> for ${info.title}</span></button>
 </form>
 </details>
