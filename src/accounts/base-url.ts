@@ -29,7 +29,3 @@ export function accountBaseUrl(provider: Provider, value: string, name = '--base
   if (hint) throw new InputError(`${name}: ${hint}.`, field);
   return url;
 }
-
-export function baseUrlExample(provider: Provider): string {
-  return EXAMPLES[provider];
-}
