@@ -151,9 +151,10 @@ function accountsCommand(accounts: Command): void {
     .option('--device', 'sign in with a code on any device (outlook, github)')
     .option('--browser', 'sign in in a browser on this machine (outlook, github, vercel)')
     .option('--team <id-or-slug>', 'vercel: the team whose resources the calls use')
+    .option('--base-url <url>', "the account's own API host, e.g. GitHub Enterprise Server (https://HOST/api/v3) or a national cloud (https://graph.microsoft.us/v1.0); with --token-stdin")
     .option('--groups <list>', 'outlook: permission groups, e.g. mail,calendar')
     .addOption(new Option('--dialect <dialect>', 'sales: the API dialect (default: v2 when the sales base URL is api.lusha.com, else spec)').choices(['spec', 'v2']))
-    .addHelpText('after', examples('printf %s "$GITHUB_TOKEN" | switchboard accounts add github --token-stdin', 'switchboard accounts add outlook --device --groups mail,calendar --label work', 'printf %s "$SALES_KEY" | switchboard accounts add sales --api-key-stdin', 'switchboard accounts add github --sandbox --token-stdin < token.txt'))
+    .addHelpText('after', examples('printf %s "$GITHUB_TOKEN" | switchboard accounts add github --token-stdin', 'switchboard accounts add outlook --device --groups mail,calendar --label work', 'printf %s "$SALES_KEY" | switchboard accounts add sales --api-key-stdin', 'switchboard accounts add github --sandbox --token-stdin < token.txt', 'printf %s "$GHES_TOKEN" | switchboard accounts add github --base-url https://ghe.example.com/api/v3 --label work --token-stdin'))
     .action(async (providerName: string, opts) => {
       const provider = checkProvider(providerName);
       await withConfig(opts, (config) => addAccountCommand(config, provider, opts));
@@ -194,6 +195,7 @@ async function addAccountCommand(config: Config, provider: Provider, opts: Recor
     if (opts.device && opts.browser) throw new InputError('Choose one way to sign in: --device or --browser.');
     if (opts.tokenStdin || opts.apiKeyStdin) throw new InputError('--device and --browser sign in; they do not read a token from standard input.');
     if (opts.team) throw new InputError('--team goes with --token-stdin; a Vercel sign-in takes its team from where the integration is installed.', 'team');
+    if (opts.baseUrl !== undefined) throw new InputError(`--base-url goes with --token-stdin (a sign-in reaches only the provider's own host): create a token at that host and pipe it to switchboard accounts add ${provider} --base-url URL --token-stdin.`, 'base-url');
     const { signInFromCli } = await import('./accounts/cli-sign-in.js');
     const stop = new AbortController();
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
@@ -209,6 +211,8 @@ async function addAccountCommand(config: Config, provider: Provider, opts: Recor
     );
   }
   if (wantsKey ? opts.tokenStdin : opts.apiKeyStdin) throw new InputError(`${provider} takes ${wantsKey ? '--api-key-stdin' : '--token-stdin'}, not ${wantsKey ? '--token-stdin' : '--api-key-stdin'}.`);
+  const { accountBaseUrl } = await import('./accounts/base-url.js');
+  const baseUrl = opts.baseUrl === undefined ? undefined : accountBaseUrl(provider, opts.baseUrl);
   const secretText = (await readStdin()).trim();
   if (!secretText) throw new InputError(`Standard input was empty: pipe the ${wantsKey ? 'API key' : 'token'} into the command.`);
   if (/\s/.test(secretText)) throw new InputError('The secret on standard input contains white space; pipe exactly one token or key.');
@@ -219,9 +223,11 @@ async function addAccountCommand(config: Config, provider: Provider, opts: Recor
     teamId: opts.team,
     groups,
     dialect: opts.dialect,
+    baseUrl,
     secret: wantsKey ? { kind: 'api_key', apiKey: secretText } : { kind: 'token', token: secretText },
   });
-  print(`Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''} as ${account.id}${account.isDefault ? ', the default' : ''}.`);
+  const at = account.baseUrl ? ` at ${account.baseUrl}` : '';
+  print(`Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''}${at} as ${account.id}${account.isDefault ? ', the default' : ''}.`);
 }
 
 function triggersCommand(triggers: Command): void {

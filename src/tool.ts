@@ -207,7 +207,8 @@ export function defineConnector(spec: ConnectorSpec): Connector {
       let current = secret;
       return createApi({
         connector: spec.id,
-        baseUrl: deps.baseUrls[spec.id] ?? spec.baseUrl,
+        // An account's own base URL (GitHub Enterprise Server, a national cloud) pins its calls to that host.
+        baseUrl: account.baseUrl ?? deps.baseUrls[spec.id] ?? spec.baseUrl,
         defaultHeaders: spec.defaultHeaders,
         defaultQuery: spec.defaultQuery?.(account),
         auth: async () => {

@@ -5,13 +5,14 @@ import { DEFAULT_OUTLOOK_GROUPS, isOutlookGroup, OUTLOOK_GROUPS } from '../conne
 import { accountTeam } from '../connectors/vercel/teams.js';
 import { InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
+import { connectCommand } from '../store/accounts.js';
 import { openStore } from '../store/index.js';
 import { PROVIDERS, type Account, type AccountSecret, type Provider, type Store } from '../store/types.js';
 
 /** Checks a credential with the provider (who is it?) and stores it encrypted. Nothing is stored when the check fails. */
 export async function addAccount(
   config: Config,
-  input: { provider: Provider; secret: AccountSecret; label?: string; teamId?: string; groups?: string[]; dialect?: string },
+  input: { provider: Provider; secret: AccountSecret; label?: string; teamId?: string; groups?: string[]; dialect?: string; baseUrl?: string },
 ): Promise<Account> {
   const redactor = new Redactor();
   const dispatcher = new Agent({ connect: { timeout: 10_000 } });
@@ -45,6 +46,8 @@ export interface ConnectInput {
   /** What was asked for, when the provider does not say what it granted. */
   scopes?: string[];
   meta?: Record<string, string>;
+  /** The account's own API base URL, already checked (accountBaseUrl); its identity is asked there, and every call goes there. */
+  baseUrl?: string;
   /**
    * A sign-in: an account of the provider with this label, or without a label one with the same identity,
    * is signed in again in place (same id, triggers and default) instead of added.
@@ -70,6 +73,7 @@ export async function connectAccount(deps: ConnectDeps, input: ConnectInput): Pr
     groups: [],
     scopes: [],
     meta: { ...salesDialect(input.provider, input.dialect), ...input.meta },
+    baseUrl: input.baseUrl ?? null,
     createdAt: new Date().toISOString(),
     lastUsedAt: null,
   };
@@ -90,6 +94,7 @@ export async function connectAccount(deps: ConnectDeps, input: ConnectInput): Pr
     scopes,
     groups: explicitGroups ?? accountGroups(input.provider, undefined),
     meta,
+    baseUrl: input.baseUrl,
     secret: input.secret,
   });
 }
@@ -100,6 +105,13 @@ async function findToReconnect(store: Store, provider: Provider, label: string |
   if (label !== undefined) {
     const byLabel = await store.accounts.find(label.trim(), provider);
     if (!byLabel || byLabel.provider !== provider) return undefined;
+    if (byLabel.baseUrl) {
+      throw new InputError(
+        `The ${provider} account "${byLabel.label}" is at ${byLabel.baseUrl}, and a sign-in reaches only the provider's own host. ` +
+          `Connect it again with a token from that host: ${connectCommand(provider, byLabel.label, undefined, byLabel.baseUrl)} (after switchboard accounts remove ${byLabel.id}), or choose another --label.`,
+        'label',
+      );
+    }
     if (byLabel.identity && !same(byLabel)) {
       throw new InputError(
         `The ${provider} account "${byLabel.label}" belongs to ${byLabel.identity}, but ${identity ?? 'someone else'} signed in. ` +
@@ -109,7 +121,7 @@ async function findToReconnect(store: Store, provider: Provider, label: string |
     }
     return byLabel;
   }
-  return (await store.accounts.list({ provider })).find(same);
+  return (await store.accounts.list({ provider })).find((a) => same(a) && !a.baseUrl);
 }
 
 /** Only Vercel accounts work for a team; an empty value means none. */
@@ -166,8 +178,10 @@ export function formatAccounts(accounts: Account[]): string {
     const t = accountTeam(a);
     return t ? (t.slug ?? t.id) : '-';
   };
-  const rows = accounts.map((a) => [a.provider, a.label + (a.isDefault ? ' (default)' : ''), a.identity ?? '-', team(a), a.status, a.id]);
-  const header = ['PROVIDER', 'LABEL', 'IDENTITY', 'TEAM', 'STATUS', 'ID'];
+  // The base URL column only when some account has its own, so the usual table stays narrow.
+  const hosts = accounts.some((a) => a.baseUrl);
+  const rows = accounts.map((a) => [a.provider, a.label + (a.isDefault ? ' (default)' : ''), a.identity ?? '-', team(a), ...(hosts ? [a.baseUrl ?? '-'] : []), a.status, a.id]);
+  const header = ['PROVIDER', 'LABEL', 'IDENTITY', 'TEAM', ...(hosts ? ['BASE URL'] : []), 'STATUS', 'ID'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [header, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }

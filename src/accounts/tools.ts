@@ -14,6 +14,7 @@ export const accountShape = z.object({
   scopes: z.array(z.string()),
   team: z.object({ id: z.string(), slug: z.string().nullable(), name: z.string().nullable() }).nullable(),
   created_at: z.string(),
+  base_url: z.string().optional(),
   last_used_at: z.string().nullable(),
 });
 
@@ -48,6 +49,7 @@ export function describeAccount(a: Account): z.output<typeof accountShape> {
     groups: a.groups,
     scopes: a.scopes,
     team: accountTeam(a),
+    ...(a.baseUrl ? { base_url: a.baseUrl } : {}),
     created_at: a.createdAt,
     last_used_at: a.lastUsedAt,
   };

@@ -107,6 +107,8 @@ export interface Api {
   patch<T = any>(endpoint: string, body?: unknown): Promise<T>;
   put<T = any>(endpoint: string, body?: unknown): Promise<T>;
   delete<T = any>(endpoint: string): Promise<T>;
+  /** The same client, credentials included, under another path of the same origin. */
+  under(basePath: string): Api;
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -268,6 +270,7 @@ export function createApi(options: ApiOptions): Api {
     patch: (endpoint, body) => json({ method: 'PATCH', endpoint, body }),
     put: (endpoint, body) => json({ method: 'PUT', endpoint, body }),
     delete: (endpoint) => json({ method: 'DELETE', endpoint }),
+    under: (basePath) => createApi({ ...options, baseUrl: base.origin + basePath }),
   };
 }
 

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { InputError } from '../errors.js';
 
 export const MAX_ENDPOINT_LENGTH = 2048;
@@ -127,4 +128,41 @@ export function checkCallerHeaders(headers: Record<string, string> | undefined, 
     out[name] = value;
   }
   return out;
+}
+
+/** 127.0.0.0/8, ::1 (also IPv4-mapped) and localhost: where plain http is allowed, for tests and the sandbox. */
+export function isLoopbackHost(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  if (bare === 'localhost') return true;
+  return ipaddr.isValid(bare) && ipaddr.process(bare).range() === 'loopback';
+}
+
+/**
+ * An account's own API base URL, normalised (no trailing slash), or an error naming `name` and the fix.
+ * https only (http on loopback), no credentials, query or fragment. The value is never echoed whole: it may hold a secret.
+ */
+export function checkBaseUrl(value: string, o: { name: string; field: string; example: string }): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new InputError(`${o.name} must be an absolute https URL such as ${o.example}.`, o.field);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new InputError(`${o.name} must be an https URL such as ${o.example}; ${url.protocol} URLs are not accepted.`, o.field);
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  if (url.username || url.password) {
+    throw new InputError(
+      `${o.name} must not hold a user name or password (user:password@); the account's token is attached to every call. Give https://${url.host}${path}.`,
+      o.field,
+    );
+  }
+  if (url.search || url.hash || value.trim().endsWith('?') || value.trim().endsWith('#')) {
+    throw new InputError(`${o.name} takes no query (?...) or fragment (#...); give only the API root, such as ${o.example}.`, o.field);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new InputError(`${o.name} must use https (plain http only on 127.0.0.1, [::1] or localhost): give https://${url.host}${path}.`, o.field);
+  }
+  return url.origin + path;
 }

@@ -36,6 +36,8 @@ const DOC = {
   pull: 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request',
   merge: 'https://docs.github.com/rest/pulls/pulls#merge-a-pull-request',
   collab: 'https://docs.github.com/rest/collaborators/collaborators#add-a-repository-collaborator',
+  addLabels: 'https://docs.github.com/rest/issues/labels#add-labels-to-an-issue',
+  removeLabel: 'https://docs.github.com/rest/issues/labels#remove-a-label-from-an-issue',
 };
 
 const PERMISSION_TO_ROLE: Record<string, RepoRole> = { pull: 'read', triage: 'triage', push: 'write', maintain: 'maintain', admin: 'admin' };
@@ -66,17 +68,30 @@ function checkAssignees(state: GithubState, repo: GhRepo, value: unknown): strin
   return logins;
 }
 
-/** Label names from strings or {name}; unknown labels are created, as GitHub does. */
+/** Label names from strings or {name}, matched without regard to case; unknown labels are created, as GitHub does. */
 function labelNames(repo: GhRepo, value: unknown): string[] {
   if (!Array.isArray(value)) return [];
-  return value.map((l) => {
+  const names = value.map((l) => {
     const name = String(isObject(l) ? l.name : l);
-    if (!repo.labels.some((x) => x.name === name)) {
-      const id = repo.id * 10 + 100 + repo.labels.length;
-      repo.labels.push({ id, node_id: 'LA_kwDO' + Buffer.from(`${repo.id}:${name}`).toString('base64url'), name, color: 'ededed', description: null, default: false });
-    }
+    const known = repo.labels.find((x) => x.name.toLowerCase() === name.toLowerCase());
+    if (known) return known.name;
+    const id = repo.id * 10 + 100 + repo.labels.length;
+    repo.labels.push({ id, node_id: 'LA_kwDO' + Buffer.from(`${repo.id}:${name}`).toString('base64url'), name, color: 'ededed', description: null, default: false });
     return name;
   });
+  return [...new Set(names)];
+}
+
+/** What the issue-labels endpoints answer: the issue's labels after the change. */
+function issueLabels(ctx: Ctx, repo: GhRepo, issue: GhIssue) {
+  return renderIssue(ctx, repo, issue).labels;
+}
+
+/** `labeled`/`unlabeled` deliveries for an issue (a pull request's labels are not announced here, as in the PATCH). */
+function announceLabels(ctx: Ctx, repo: GhRepo, issue: GhIssue, action: 'labeled' | 'unlabeled', names: string[]): void {
+  if (issue.pull) return;
+  const rendered = renderIssue(ctx, repo, issue);
+  for (const name of names) notify(ctx, repo, 'issues', { action, issue: rendered, label: { name } });
 }
 
 export function issueRoutes(state: GithubState): Routes {
@@ -174,6 +189,30 @@ export function issueRoutes(state: GithubState): Routes {
         if (before.state !== issue.state) event(issue.state === 'closed' ? 'closed' : 'reopened');
       }
       return { status: 200, body: rendered };
+    },
+    // Atomic label edits: POST adds to the issue's labels, DELETE removes one; both answer the labels now on the issue.
+    'POST /repos/:owner/:repo/issues/:number/labels': (req) => {
+      const { ctx, repo } = at(req);
+      const issue = findIssue(repo, req.params.number!);
+      const given = Array.isArray(req.body) ? req.body : isObject(req.body) ? req.body.labels : undefined;
+      if (!Array.isArray(given) || given.length === 0) throw validationFailed([{ resource: 'Label', code: 'missing_field', field: 'labels' }], DOC.addLabels);
+      const added = labelNames(repo, given).filter((name) => !issue.labels.includes(name));
+      if (added.length) {
+        issue.labels.push(...added);
+        issue.updated_at = nowIso();
+        announceLabels(ctx, repo, issue, 'labeled', added);
+      }
+      return { status: 200, body: issueLabels(ctx, repo, issue) };
+    },
+    'DELETE /repos/:owner/:repo/issues/:number/labels/:name': (req) => {
+      const { ctx, repo } = at(req);
+      const issue = findIssue(repo, req.params.number!);
+      const name = issue.labels.find((l) => l.toLowerCase() === req.params.name!.toLowerCase());
+      if (!name) throw new GhError(404, 'Label does not exist', DOC.removeLabel);
+      issue.labels = issue.labels.filter((l) => l !== name);
+      issue.updated_at = nowIso();
+      announceLabels(ctx, repo, issue, 'unlabeled', [name]);
+      return { status: 200, body: issueLabels(ctx, repo, issue) };
     },
     'GET /repos/:owner/:repo/issues/:number/comments': (req) => {
       const { ctx, repo } = at(req);

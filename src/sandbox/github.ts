@@ -232,10 +232,11 @@ export function githubRoutes(state: GithubState): Routes {
     if (version && !SUPPORTED_VERSIONS.includes(version)) {
       return { status: 400, headers: base, body: errorBody(400, `API version ${version} is not supported. Supported versions: ${SUPPORTED_VERSIONS.join(', ')}.`, 'https://docs.github.com/rest/about-the-rest-api/api-versions') };
     }
-    const resource = req.path.startsWith('/search/') ? 'search' : req.path === '/graphql' ? 'graphql' : 'core';
+    const path = req.path.replace(ENTERPRISE_PREFIX, '');
+    const resource = path.startsWith('/search/') ? 'search' : path === '/graphql' ? 'graphql' : 'core';
     const bucket = state.rateLimits[resource];
     refreshWindow(bucket, resource === 'search' ? 60 : 3600);
-    const counted = req.path.replace(/\/$/, '') !== '/rate_limit';
+    const counted = path.replace(/\/$/, '') !== '/rate_limit';
     const auth = { 'x-oauth-scopes': state.scopes.join(', '), 'x-accepted-oauth-scopes': '' };
     if (counted && bucket.used >= bucket.limit) {
       return {
@@ -269,3 +270,15 @@ export function githubRoutes(state: GithubState): Routes {
 
 /** The route table (same as githubRoutes). */
 export const routes = githubRoutes;
+
+const ENTERPRISE_PREFIX = /^\/api(?:\/v3)?(?=\/)/;
+
+/** The same API laid out as GitHub Enterprise Server serves it: REST under /api/v3, GraphQL at /api/graphql. */
+export function githubEnterpriseRoutes(state: GithubState): Routes {
+  return Object.fromEntries(
+    Object.entries(githubRoutes(state)).map(([key, handler]) => {
+      const [method, path] = key.split(' ', 2) as [string, string];
+      return [`${method} ${path === '/graphql' ? '/api/graphql' : `/api/v3${path}`}`, handler];
+    }),
+  );
+}

@@ -9,7 +9,7 @@ import { startSandboxServer, type SandboxServer } from './server.js';
 import { VERCEL_SAMPLE_TOKEN, createVercelState, vercelRoutes, type VercelState } from './vercel.js';
 
 export { startSandboxServer, type Routes, type SandboxHandler, type SandboxRequest, type SandboxResponse, type SandboxServer } from './server.js';
-export { createGithubState, githubRoutes, type GithubState } from './github.js';
+export { createGithubState, githubEnterpriseRoutes, githubRoutes, type GithubState } from './github.js';
 export { createOutlookState, outlookRoutes, type OutlookState } from './outlook.js';
 export { deliverEmail, expireDeltaTokens } from './outlook.delta.js';
 export { OUTLOOK_PERSONAL_TOKEN } from './outlook.calendar.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { AccountError, InputError } from '../errors.js';
+import { checkBaseUrl } from '../http/url-guard.js';
 import type { Redactor } from '../redact.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
 import {
@@ -23,6 +24,7 @@ interface AccountRow {
   groups_json: string;
   scopes_json: string;
   meta_json: string;
+  base_url: string | null;
   secret_enc: string;
   created_at: string;
   last_used_at: string | null;
@@ -39,14 +41,15 @@ export function newAccountId(): string {
 }
 
 /** How an account of this provider is connected: the way it was signed in before (meta.signIn), else a token or key. */
-export function connectCommand(provider: Provider, label?: string, signIn?: string): string {
+export function connectCommand(provider: Provider, label?: string, signIn?: string, baseUrl?: string | null): string {
   const labelFlag = label === undefined ? '' : ` --label "${label}"`;
   if (signIn === 'device' || signIn === 'browser') return `switchboard accounts add ${provider} --${signIn}${labelFlag}`;
-  return `switchboard accounts add ${provider}${labelFlag} ${provider === 'sales' ? '--api-key-stdin' : '--token-stdin'}`;
+  const baseFlag = baseUrl ? ` --base-url ${baseUrl}` : '';
+  return `switchboard accounts add ${provider}${labelFlag}${baseFlag} ${provider === 'sales' ? '--api-key-stdin' : '--token-stdin'}`;
 }
 
 /** What a tool answers for an account whose credential was refused or could not be refreshed: the exact way back. */
-export function reconnectMessage(account: Pick<Account, 'id' | 'provider' | 'label' | 'meta'>): string {
+export function reconnectMessage(account: Pick<Account, 'id' | 'provider' | 'label' | 'meta' | 'baseUrl'>): string {
   const signIn = account.meta.signIn;
   const head = `The ${account.provider} account "${account.label}" needs to be reconnected`;
   if (signIn === 'device' || signIn === 'browser') {
@@ -58,7 +61,7 @@ export function reconnectMessage(account: Pick<Account, 'id' | 'provider' | 'lab
   }
   return (
     `${head}: its credential was refused or has expired. ` +
-    `Remove it (switchboard accounts remove ${account.id}) and connect it again: ${connectCommand(account.provider, account.label)}.`
+    `Remove it (switchboard accounts remove ${account.id}) and connect it again: ${connectCommand(account.provider, account.label, undefined, account.baseUrl)}.`
   );
 }
 
@@ -116,6 +119,7 @@ export class SqliteAccountStore implements AccountStore {
       throw new InputError(`Unknown provider "${input.provider}": use one of ${PROVIDERS.join(', ')}.`, 'provider');
     }
     const explicitLabel = input.label === undefined ? undefined : checkLabel(input.label);
+    const baseUrl = input.baseUrl ? checkBaseUrl(input.baseUrl, { name: 'baseUrl', field: 'baseUrl', example: 'https://ghe.example.com/api/v3' }) : null;
     const id = newAccountId();
     const insert = this.db.transaction((): AccountRow => {
       this.guard();
@@ -129,8 +133,8 @@ export class SqliteAccountStore implements AccountStore {
       const isDefault = this.defaultRow(input.provider, false) === undefined;
       this.db
         .prepare(
-          `INSERT INTO accounts (id, provider, label, identity, is_default, groups_json, scopes_json, meta_json, secret_enc, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO accounts (id, provider, label, identity, is_default, groups_json, scopes_json, meta_json, base_url, secret_enc, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           id,
@@ -141,6 +145,7 @@ export class SqliteAccountStore implements AccountStore {
           JSON.stringify(input.groups ?? []),
           JSON.stringify(input.scopes ?? []),
           JSON.stringify(input.meta ?? {}),
+          baseUrl,
           encryptSecret(this.key, JSON.stringify(input.secret), id),
           new Date().toISOString(),
         );
@@ -339,6 +344,7 @@ function toAccount(row: AccountRow): Account {
     groups: JSON.parse(row.groups_json) as string[],
     scopes: JSON.parse(row.scopes_json) as string[],
     meta: JSON.parse(row.meta_json) as Record<string, string>,
+    baseUrl: row.base_url ?? null,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
   };

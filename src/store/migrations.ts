@@ -176,6 +176,13 @@ export const MIGRATIONS: readonly Migration[] = [
       db.pragma(`secure_delete = ${secureDelete}`);
     },
   },
+  {
+    version: 7,
+    up(db) {
+      // An account's own API base URL (GitHub Enterprise Server, a national cloud); NULL follows the connector's.
+      db.exec('ALTER TABLE accounts ADD COLUMN base_url TEXT');
+    },
+  },
 ];
 
 export interface MigrationResult {

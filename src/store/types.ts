@@ -17,6 +17,8 @@ export interface Account {
   scopes: string[];
   /** Provider specifics that are not secret: teamId (Vercel), dialect (sales), tenant (Outlook). */
   meta: Record<string, string>;
+  /** The account's own API base URL (GitHub Enterprise Server, a national cloud); null uses the connector's. */
+  baseUrl: string | null;
   createdAt: string;
   lastUsedAt: string | null;
 }
@@ -37,6 +39,8 @@ export interface NewAccount {
   groups?: string[];
   scopes?: string[];
   meta?: Record<string, string>;
+  /** Fixed when the account is added: its calls and credentials go to this host only. */
+  baseUrl?: string | null;
   secret: AccountSecret;
 }
 

@@ -50,6 +50,7 @@ function accountRow(a: Account, m: Model): SafeHtml {
 <dl class="facts">
 <div><dt>Identity</dt><dd>${a.identity ?? html`<span class="muted">unknown</span>`}</dd></div>
 ${team(a)}
+${a.baseUrl ? html`<div><dt>API base URL</dt><dd class="base-url"><code>${a.baseUrl}</code></dd></div>` : ''}
 ${a.provider === 'outlook' ? html`<div><dt>Permission groups</dt><dd>${a.groups.length ? a.groups.map((g) => html`<span class="badge">${g}</span> `) : html`<span class="muted">none</span>`}</dd></div>` : ''}
 <div><dt>Last used</dt><dd class="last-used">${a.lastUsedAt ? timeTag(a.lastUsedAt, m.now) : html`<span class="muted">never</span>`}</dd></div>
 <div><dt>Added</dt><dd>${timeTag(a.createdAt, m.now)}</dd></div>

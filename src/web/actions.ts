@@ -1,3 +1,4 @@
+import { accountBaseUrl } from '../accounts/base-url.js';
 import { connectAccount } from '../accounts/commands.js';
 import { checkProvider } from '../config.js';
 import type { Config } from '../config.js';
@@ -75,6 +76,8 @@ export async function addCredential(w: WebDeps, form: Form): Promise<Outcome> {
     if (!secret) throw new InputError(`Paste the ${isKey ? 'API key' : 'token'}.`, 'secret');
     if (/\s/.test(secret)) throw new InputError(`The ${isKey ? 'API key' : 'token'} contains white space; paste exactly one.`, 'secret');
     const groups = form.get('groups')?.map((g) => g.trim()).filter(Boolean);
+    const baseText = field(form, 'base_url');
+    const baseUrl = baseText ? accountBaseUrl(provider, baseText, 'The API base URL', 'base_url') : undefined;
     const { store, baseUrls, dispatcher, redactor } = w.deps;
     const account = await connectAccount({ store, baseUrls, dispatcher, redactor }, {
       provider,
@@ -82,18 +85,19 @@ export async function addCredential(w: WebDeps, form: Form): Promise<Outcome> {
       teamId: provider === 'vercel' ? field(form, 'team') || undefined : undefined,
       groups: provider === 'outlook' ? groups : undefined,
       dialect: provider === 'sales' ? field(form, 'dialect') || undefined : undefined,
+      baseUrl,
       secret: isKey ? { kind: 'api_key', apiKey: secret } : { kind: 'token', token: secret },
     });
     w.logger.info('account added from the Integrations page', { provider, account: account.id });
     return {
-      ok: `Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''}${account.isDefault ? ', the default' : ''}.`,
+      ok: `Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''}${account.baseUrl ? ` at ${account.baseUrl}` : ''}${account.isDefault ? ', the default' : ''}.`,
     };
   } catch (error) {
     // A provider that refuses the credential is the credential's fault: the message goes next to it.
     if (error instanceof ProviderError && (error.status === 401 || error.status === 403)) {
       return { error: scrub(refusedText(error, field(form, 'provider') === 'sales' ? 'API key' : 'token'), w, secret), field: 'secret' };
     }
-    return failed('Not added: ', error, w, fieldOf(error, ['secret', 'label', 'dialect', 'team', 'groups']), secret);
+    return failed('Not added: ', error, w, fieldOf(error, ['secret', 'label', 'dialect', 'team', 'groups', 'base_url']), secret);
   }
 }
 

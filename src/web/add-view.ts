@@ -34,10 +34,22 @@ function labelField(v: FormView, title: string, purpose: string): SafeHtml {
 <span class="hint" id="${v.id}-label-hint">How agents name it, e.g. work or personal.</span>${v.error('label')}</div>`;
 }
 
+/** Providers whose accounts may live on another host: GitHub Enterprise Server, Microsoft's national clouds. */
+const BASE_URL_HINTS: Partial<Record<Provider, string>> = {
+  github: 'GitHub Enterprise Server: https://HOST/api/v3. Leave empty for github.com.',
+  outlook: 'A national cloud, e.g. https://graph.microsoft.us/v1.0. Leave empty for graph.microsoft.com.',
+};
+
+function baseUrlField(v: FormView, title: string, hint: string): SafeHtml {
+  return html`<div class="field"><label for="${v.id}-base-url">API base URL<span class="vh"> for ${title}</span> (optional)</label>
+<input type="url" id="${v.id}-base-url" name="base_url" maxlength="300" spellcheck="false" autocomplete="off" value="${v.value('base_url')}"${v.aria('base_url', `${v.id}-base-url-hint`)}>
+<span class="hint" id="${v.id}-base-url-hint">${hint}</span>${v.error('base_url')}</div>`;
+}
+
 function providerCard(provider: Provider, m: Model): SafeHtml {
   const info = PROVIDER_INFO[provider];
   const signin = new FormView(`signin-${provider}`, m.problem, ['label', 'groups']);
-  const add = new FormView(`add-${provider}`, m.problem, ['secret', 'label', 'dialect', 'team', 'groups']);
+  const add = new FormView(`add-${provider}`, m.problem, ['secret', 'label', 'dialect', 'team', 'groups', 'base_url']);
   const key = info.credential === 'api_key';
   const what = key ? 'API key' : 'token';
   const signIn = info.oauth
@@ -82,6 +94,7 @@ ${
     : ''
 }
 ${provider === 'outlook' ? groupBoxes(add, 'token') : ''}
+${BASE_URL_HINTS[provider] ? baseUrlField(add, info.title, BASE_URL_HINTS[provider]) : ''}
 <button type="submit">Add ${what}<span class="vh"> for ${info.title}</span></button>
 </form>
 </details>

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { githubRoutes } from '../../src/sandbox/index.js';
 import type { Harness } from '../harness.js';
 import { REPO_PATH, checkSizes, expectNoMisses, helloWorld, lines, sent, startWorkHarness } from './github-work.helpers.js';
 
@@ -72,13 +73,45 @@ describe('github_update_issue', () => {
     expect(r).toMatchObject({ number: 4, state: 'closed', state_reason: 'not_planned', labels: ['bug', 'question'], assignees: [] });
   });
 
-  it('add_labels/remove_labels read the issue and keep the other labels', async () => {
+  it("add_labels/remove_labels use GitHub's add and remove endpoints, never a PATCH of the list", async () => {
     expect(helloWorld(h).issues.find((i) => i.number === 3)!.labels).toEqual(['enhancement', 'good first issue']);
     const r = await h.ok('github_update_issue', { ...REPO, issue_number: 3, add_labels: ['bug', 'Enhancement'], remove_labels: ['good first issue'] });
-    expect(lines(h)).toEqual([`GET ${REPO_PATH}/issues/3`, `PATCH ${REPO_PATH}/issues/3`]);
-    expect(sent(h, 'PATCH')[0]!.body).toEqual({ labels: ['enhancement', 'bug'] });
+    expect(lines(h)).toEqual([`POST ${REPO_PATH}/issues/3/labels`, `DELETE ${REPO_PATH}/issues/3/labels/good%20first%20issue`, `GET ${REPO_PATH}/issues/3`]);
+    expect(sent(h, 'POST')[0]!.body).toEqual({ labels: ['bug', 'Enhancement'] });
+    expect(sent(h, 'PATCH')).toEqual([]);
     expect(r.labels).toEqual(['enhancement', 'bug']);
     expect(r.assignees).toEqual(['sbx-octocat']);
+  });
+
+  it('keeps a label another client sets while the tool runs', async () => {
+    const issue = helloWorld(h).issues.find((i) => i.number === 5)!;
+    expect(issue.labels).toEqual(['question']);
+    // Whatever the tool's first request to the issue is, another client adds "documentation" right after it is answered.
+    let raced = false;
+    for (const key of ['GET /repos/:owner/:repo/issues/:number', 'POST /repos/:owner/:repo/issues/:number/labels', 'DELETE /repos/:owner/:repo/issues/:number/labels/:name']) {
+      const original = githubRoutes(h.sandbox.states.github)[key]!;
+      h.sandbox.servers.github.use(key, async (req) => {
+        const res = await original(req);
+        if (!raced) issue.labels.push('documentation');
+        raced = true;
+        return res;
+      });
+    }
+    const r = await h.ok('github_update_issue', { ...REPO, issue_number: 5, add_labels: ['help wanted'], remove_labels: ['question'], title: 'How do I run it?' });
+    expect(raced).toBe(true);
+    expect(issue.labels.sort()).toEqual(['documentation', 'help wanted']);
+    expect(r.labels.sort()).toEqual(['documentation', 'help wanted']);
+    expect(sent(h, 'PATCH').map((p) => p.body)).toEqual([{ title: 'How do I run it?' }]);
+  });
+
+  it('skips a label that is not on the issue, but passes a missing issue through', async () => {
+    const before = [...helloWorld(h).issues.find((i) => i.number === 4)!.labels];
+    expect(before).not.toContain('wontfix');
+    const r = await h.ok('github_update_issue', { ...REPO, issue_number: 4, remove_labels: ['wontfix', 'area/ui'] });
+    expect(lines(h)).toEqual([`DELETE ${REPO_PATH}/issues/4/labels/wontfix`, `DELETE ${REPO_PATH}/issues/4/labels/area%2Fui`, `GET ${REPO_PATH}/issues/4`]);
+    expect(r.labels).toEqual(before);
+    expect(await h.fails('github_update_issue', { ...REPO, issue_number: 999, remove_labels: ['bug'] })).toMatch(/404 to DELETE .*\/issues\/999\/labels\/bug \(Not Found\)/);
+    expect(await h.fails('github_update_issue', { ...REPO, issue_number: 999, add_labels: ['bug'] })).toMatch(/404 to POST .*\/issues\/999\/labels/);
   });
 
   it('clears the milestone with null and reopens', async () => {

@@ -24,7 +24,7 @@ afterAll(async () => {
 const COMMANDS: Array<{ path: string[]; flags: string[] }> = [
   { path: ['serve'], flags: ['--http', '--port', '--public-url', '--toolsets', '--read-only', '--sandbox'] },
   { path: ['mcp-config'], flags: ['--client', '--name', '--sandbox', '--data-dir'] },
-  { path: ['accounts', 'add'], flags: ['--token-stdin', '--api-key-stdin', '--device', '--browser', '--team', '--groups', '--dialect'] },
+  { path: ['accounts', 'add'], flags: ['--token-stdin', '--api-key-stdin', '--device', '--browser', '--team', '--groups', '--dialect', '--base-url'] },
   { path: ['accounts', 'list'], flags: ['--json', '--sandbox'] },
   { path: ['accounts', 'remove'], flags: ['--sandbox'] },
   { path: ['triggers', 'kinds'], flags: ['--json'] },

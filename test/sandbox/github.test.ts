@@ -193,6 +193,28 @@ describe('errors and writes', () => {
     expect(comments.body[0].body).toBe('A cat, please.');
   });
 
+  it("issue labels: POST adds to the issue's labels, DELETE removes one, both answer the labels now on it", async () => {
+    const labels = (body: Array<{ name: string }>) => body.map((l) => l.name);
+    const added = await api('POST', `${REPO}/issues/5/labels`, { body: { labels: ['Bug', 'needs triage/ui'] } });
+    expect(added.status).toBe(200);
+    expect(labels(added.body)).toEqual(['question', 'bug', 'needs triage/ui']);
+    expect(added.body[2]).toMatchObject({ id: expect.any(Number), node_id: expect.any(String), color: 'ededed', default: false });
+    const bare = await api('POST', `${REPO}/issues/5/labels`, { body: [{ name: 'documentation' }, 'question'] });
+    expect(labels(bare.body)).toEqual(['question', 'bug', 'needs triage/ui', 'documentation']);
+    const removed = await api('DELETE', `${REPO}/issues/5/labels/${encodeURIComponent('Needs Triage/UI')}`);
+    expect(removed.status).toBe(200);
+    expect(labels(removed.body)).toEqual(['question', 'bug', 'documentation']);
+    expect(labels((await api('GET', `${REPO}/issues/5`)).body.labels)).toEqual(['question', 'bug', 'documentation']);
+
+    const absent = await api('DELETE', `${REPO}/issues/5/labels/wontfix`);
+    expect(absent.status).toBe(404);
+    expect(absent.body).toMatchObject({ message: 'Label does not exist', status: '404' });
+    expect((await api('DELETE', `${REPO}/issues/999/labels/bug`)).body.message).toBe('Not Found');
+    const empty = await api('POST', `${REPO}/issues/5/labels`, { body: { labels: [] } });
+    expect(empty.status).toBe(422);
+    expect(empty.body.errors[0]).toMatchObject({ field: 'labels', code: 'missing_field' });
+  });
+
   it('merging closes the pull request and the issue it fixes, and moves the base branch', async () => {
     const pr = await api('GET', `${REPO}/pulls/2`);
     expect(pr.body).toMatchObject({ state: 'closed', merged: true, merged_by: { login: 'sbx-octocat' } });

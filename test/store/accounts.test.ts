@@ -49,6 +49,7 @@ describe('add', () => {
       groups: ['mail', 'calendar'],
       scopes: ['Mail.Read'],
       meta: { tenant: 'acme' },
+      baseUrl: null,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       lastUsedAt: null,
     });

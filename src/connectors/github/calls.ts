@@ -33,9 +33,14 @@ export class GraphqlError extends ProviderError {
   }
 }
 
+// GitHub Enterprise Server serves REST under /api/v3 and GraphQL at /api/graphql; github.com serves both at the root.
+const ENTERPRISE_REST = /\/api\/v3$/;
+
 /** One GraphQL request; `errors[]` in the answer throw a GraphqlError, so callers only see data. */
 export async function graphql<T>(api: Api, query: string, variables: Record<string, unknown>): Promise<T> {
-  const res = await api.request({ method: 'POST', endpoint: '/graphql', body: { query, variables } });
+  const restPath = api.baseUrl.pathname.replace(/\/+$/, '');
+  const endpoint = ENTERPRISE_REST.test(restPath) ? api.under(restPath.replace(ENTERPRISE_REST, '/api')) : api;
+  const res = await endpoint.request({ method: 'POST', endpoint: '/graphql', body: { query, variables } });
   const body = res.body as { data?: T; errors?: GraphqlErrorEntry[] } | null;
   if (body?.errors?.length) throw new GraphqlError(body.errors, res.rateLimit);
   if (!body?.data) throw new GraphqlError([{ message: 'The answer held no data' }], res.rateLimit);

@@ -1,5 +1,6 @@
 import * as z from 'zod/v4';
-import { InputError } from '../../errors.js';
+import { InputError, ProviderError } from '../../errors.js';
+import type { Api } from '../../http/client.js';
 import type { Tool } from '../../tool.js';
 import { cursorField, githubPage, limitField, repoFields, repoPath, segment } from './common.js';
 import { github } from './connector.js';
@@ -84,7 +85,7 @@ const updateIssue = github.tool({
   title: 'Update issue',
   description:
     'Edit an issue: title, body, state, milestone; labels and assignees REPLACE the lists. ' +
-    'add_labels/remove_labels keep the others.',
+    'add_labels/remove_labels change only those labels, keeping any set meanwhile.',
   input: z
     .object({
       ...repoFields,
@@ -95,7 +96,7 @@ const updateIssue = github.tool({
       state_reason: z.enum(['completed', 'not_planned', 'duplicate', 'reopened']).optional().describe('Why'),
       labels: z.array(z.string()).optional().describe('REPLACES all labels'),
       add_labels: z.array(z.string()).optional().describe('Add these'),
-      remove_labels: z.array(z.string()).optional().describe('Remove these'),
+      remove_labels: z.array(z.string()).optional().describe('Remove these (absent ones are skipped)'),
       assignees: z.array(z.string()).optional().describe('REPLACES all assignees'),
       milestone: z.number().int().nullable().optional().describe('Number; null clears'),
     })
@@ -109,21 +110,29 @@ const updateIssue = github.tool({
     }
     const path = `${repoPath(owner, repo)}/issues/${issue_number}`;
     const patch: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-    if (add_labels || remove_labels) {
-      // Read-modify-write: GitHub's PATCH only replaces the whole list.
-      const current = names((await api.get<GhIssue>(path)).labels);
-      const drop = new Set((remove_labels ?? []).map((l) => l.toLowerCase()));
-      const kept = current.filter((l) => !drop.has(l.toLowerCase()));
-      const added = (add_labels ?? []).filter((l) => !kept.some((k) => k.toLowerCase() === l.toLowerCase()));
-      patch.labels = [...kept, ...added];
-    }
-    if (!Object.keys(patch).length) {
+    if (!Object.keys(patch).length && !add_labels && !remove_labels) {
       throw new InputError('Nothing to update: give at least one of title, body, state, state_reason, labels, add_labels, remove_labels, assignees, milestone.');
     }
-    const issue = await api.patch<GhIssue>(path, patch);
+    // GitHub's own add and remove endpoints, so a label someone else sets meanwhile is kept (a PATCH would replace the list).
+    if (add_labels?.length) await api.post(`${path}/labels`, { labels: add_labels });
+    for (const name of remove_labels ?? []) await removeLabel(api, path, name);
+    const issue = Object.keys(patch).length ? await api.patch<GhIssue>(path, patch) : await api.get<GhIssue>(path);
     return { ...issueResult(issue), state_reason: issue.state_reason ?? null };
   },
 });
+
+/** Removes one label; one that is not on the issue (GitHub: 404 "Label does not exist") is already where it was asked to be. */
+async function removeLabel(api: Api, issuePath: string, name: string): Promise<void> {
+  if (name === '.' || name === '..') {
+    throw new InputError(`"remove_labels": a label named ${JSON.stringify(name)} cannot be removed through GitHub's REST path; set the whole list with "labels" instead.`, 'remove_labels');
+  }
+  try {
+    await api.delete(`${issuePath}/labels/${encodeURIComponent(name)}`);
+  } catch (error) {
+    if (error instanceof ProviderError && error.status === 404 && /label does not exist/i.test(error.providerMessage ?? '')) return;
+    throw error;
+  }
+}
 
 const getIssueAssignees = github.tool({
   name: 'get_issue_assignees',
