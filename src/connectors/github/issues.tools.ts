@@ -85,7 +85,7 @@ const updateIssue = github.tool({
   title: 'Update issue',
   description:
     'Edit an issue: title, body, state, milestone; labels and assignees REPLACE the lists. ' +
-    'add_labels/remove_labels change only those labels, keeping any set meanwhile.',
+    'add_labels/remove_labels keep the others.',
   input: z
     .object({
       ...repoFields,
@@ -96,7 +96,7 @@ const updateIssue = github.tool({
       state_reason: z.enum(['completed', 'not_planned', 'duplicate', 'reopened']).optional().describe('Why'),
       labels: z.array(z.string()).optional().describe('REPLACES all labels'),
       add_labels: z.array(z.string()).optional().describe('Add these'),
-      remove_labels: z.array(z.string()).optional().describe('Remove these (absent ones are skipped)'),
+      remove_labels: z.array(z.string()).optional().describe('Remove these'),
       assignees: z.array(z.string()).optional().describe('REPLACES all assignees'),
       milestone: z.number().int().nullable().optional().describe('Number; null clears'),
     })

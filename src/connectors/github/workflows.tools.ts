@@ -6,7 +6,7 @@ import { github } from './connector.js';
 
 /** GitHub Actions: dispatch, enable and disable a workflow; read its runs. */
 
-const workflowField = z.string().min(1).describe('File name (ci.yml) or id');
+const workflowField = z.string().min(1).describe('ci.yml or id');
 
 /** `ci.yml`, `.github/workflows/ci.yml` or `161335` → the path segment GitHub takes. */
 function workflowSegment(workflow: string): string {

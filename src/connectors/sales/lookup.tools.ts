@@ -6,7 +6,7 @@ import { sales } from './connector.js';
 import { dialectOf, lookupOne } from './dialect.js';
 import { cacheKey, companyFields, companyQuery, companySchema, personFields, personQuery, personSchema, type Kind, type QueryOf, type RecordOf } from './records.js';
 
-export const refreshField = z.boolean().optional().describe('Skip the cache (costs credits)');
+export const refreshField = z.boolean().optional().describe('Bypass the cache; costs credits');
 
 const answer = {
   cached: z.boolean().describe('from local cache, free'),
