@@ -92,7 +92,17 @@ export interface Store {
   triggers: TriggerStore;
   events: EventStore;
   hooks: HookStore;
+  salesCache: SalesCacheStore;
   close(): Promise<void>;
+}
+
+/** Successful sales lookups, per account, kind ('person' | 'company') and normalised identifier. */
+export interface SalesCacheStore {
+  /** The stored JSON of each key found, written at or after `since` (ISO 8601). */
+  get(accountId: string, kind: string, keys: string[], since: string): Promise<Map<string, string>>;
+  put(accountId: string, kind: string, entries: Array<[key: string, json: string]>, at: string): Promise<void>;
+  /** Deletes the account's entries written before `before`; returns how many. */
+  purge(accountId: string, before: string): Promise<number>;
 }
 
 export type TriggerStatus = 'active' | 'failing';
