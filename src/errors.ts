@@ -1,4 +1,3 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Redactor } from './redact.js';
 
 /** A caller mistake: the message names the field and how to fix it. Nothing was sent or written. */
@@ -122,11 +121,18 @@ function secondsUntil(resetEpochSeconds: number | undefined): number | undefined
   return Math.max(0, Math.ceil(resetEpochSeconds - Date.now() / 1000));
 }
 
-/** The one place an error becomes a tool result the model can act on. */
-export function toErrorResult(error: unknown, redactor?: Redactor): CallToolResult {
-  const text = error instanceof Error ? messageOf(error) : `Unexpected failure: ${String(error)}`;
-  const safe = redactor ? redactor.redact(text) : text;
-  return { isError: true, content: [{ type: 'text', text: safe }] };
+export interface ErrorMessageOptions {
+  /** Removes every secret the process knows of from the text. */
+  redactor?: Redactor;
+  /** A sign-in link was sent to the user with this error (URL elicitation). */
+  signInOffered?: boolean;
+}
+
+/** The one place an error becomes the text a model (or the page) is shown: what failed and what to do. */
+export function errorMessage(error: unknown, options: ErrorMessageOptions = {}): string {
+  let text = error instanceof Error ? messageOf(error) : `Unexpected failure: ${String(error)}`;
+  if (options.signInOffered) text += ' A sign-in link was offered to the user; once they have signed in, call the tool again.';
+  return options.redactor ? options.redactor.redact(text) : text;
 }
 
 function messageOf(error: Error): string {

@@ -4,8 +4,9 @@ import type { Config } from './config.js';
 import { connectorTools } from './connectors/index.js';
 import { discoveryTools } from './mcp/discovery.js';
 import type { Provider } from './store/types.js';
-import { toMcpTool, type Tool } from './tool.js';
-import { TOOL_MANIFEST_URL, type ToolManifest } from './tool-manifest.js';
+import { toMcpTool } from './mcp/tools.js';
+import type { Tool } from './tool.js';
+import { TOOL_MANIFEST_URL, type ToolManifest } from './mcp/tool-manifest.js';
 import { triggerTools } from './triggers/tools.js';
 
 /** The tools a server lists: connector tools for the chosen toolsets, then the platform's; read-only keeps only reads. */

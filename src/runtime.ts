@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Agent } from 'undici';
 import { TokenRefresher } from './accounts/refresh.js';
 import { createSignIn } from './accounts/sign-in.js';
@@ -7,7 +6,7 @@ import type { Config } from './config.js';
 import { ResponseCache } from './http/client.js';
 import type { Logger } from './log.js';
 import { startHttpListener, type HttpListener } from './mcp/http.js';
-import type { ServerDeps } from './mcp/server.js';
+import type { McpServer, ServerDeps } from './mcp/server.js';
 import type { Redactor } from './redact.js';
 import { serverTools } from './registry.js';
 import { ResultBudget } from './result-budget.js';
@@ -39,7 +38,7 @@ export interface RuntimeOptions {
   logger: Logger;
   version: string;
   /** With --http: the MCP server of each new session. Without it, only the lease holder listens (webhooks, pages). */
-  mcp?: (deps: ServerDeps) => Server;
+  mcp?: (deps: ServerDeps) => McpServer;
   /** Aborted when serve shuts down while the runtime is still starting: it then stops and closes what it started. */
   signal?: AbortSignal;
   /** When serve started: the events received since then reach its clients, even those received while this loaded. */

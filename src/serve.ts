@@ -1,10 +1,9 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Config } from './config.js';
 import { createLogger } from './log.js';
-import { createLazyServer, type ServerDeps } from './mcp/server.js';
+import { connectStdio, createLazyServer, type ServerDeps } from './mcp/server.js';
 import { Redactor } from './redact.js';
 import type { Runtime } from './runtime.js';
-import { manifestTools, readToolManifest } from './tool-manifest.js';
+import { manifestTools, readToolManifest } from './mcp/tool-manifest.js';
 import { VERSION } from './version.js';
 
 export { VERSION };
@@ -100,7 +99,7 @@ export async function serve(
       else rejectClosed(failure);
     })());
 
-  await server.connect(new StdioServerTransport(io.stdin as never, io.stdout as never));
+  await connectStdio(server, io.stdin, io.stdout);
   loadWhenQuiet();
   io.stdin.on('end', () => void close());
   io.stdin.on('close', () => void close());

@@ -4,7 +4,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoveryTools } from '../src/mcp/discovery.js';
 import { buildTools } from '../src/registry.js';
-import { toMcpTool } from '../src/tool.js';
+import { toMcpTool } from '../src/mcp/tools.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;

@@ -1,6 +1,7 @@
 import * as z from 'zod/v4';
 import { InputError } from '../errors.js';
-import { defineTool, toMcpTool, type Tool } from '../tool.js';
+import { defineTool, type Tool } from '../tool.js';
+import { toMcpTool } from './tools.js';
 
 /**
  * Discovery mode: three small tools stand in for the whole list, so a model pays for a tool's

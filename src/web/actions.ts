@@ -1,7 +1,7 @@
 import { connectAccount } from '../accounts/commands.js';
 import { checkProvider } from '../config.js';
 import type { Config } from '../config.js';
-import { AccountError, InputError, ProviderError, toErrorResult } from '../errors.js';
+import { AccountError, errorMessage, InputError, ProviderError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Provider } from '../store/types.js';
 import type { CallContext, ToolDeps } from '../tool.js';
@@ -53,7 +53,7 @@ export interface WebDeps {
 
 /** The message an error shows on the page: the one error text of the tools, with any submitted secret removed. */
 export function errorText(error: unknown, w: WebDeps, ...secrets: string[]): string {
-  return scrub((toErrorResult(error).content[0] as { text: string }).text, w, ...secrets);
+  return scrub(errorMessage(error), w, ...secrets);
 }
 
 function scrub(text: string, w: WebDeps, ...secrets: string[]): string {

@@ -5,7 +5,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { createLazyServer, type ServerDeps } from '../../src/mcp/server.js';
 import { Redactor } from '../../src/redact.js';
-import { defineTool, toMcpTool } from '../../src/tool.js';
+import { toMcpTool } from '../../src/mcp/tools.js';
+import { defineTool } from '../../src/tool.js';
 
 const ping = defineTool({
   name: 'ping_now',
