@@ -4,23 +4,12 @@ import { InputError } from './errors.js';
 import { checkFields, fieldsInput, pickFields, recordFieldNames } from './fields.js';
 import { createApi, readingAnswers, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
-import type { TokenProvider } from './accounts/refresh.js';
+import type { SignInApi, TokenProvider } from './contracts/accounts.js';
+import type { ForwardPolicy, TriggerRuntime } from './contracts/triggers.js';
 import type { Drain } from './drain.js';
-import type { SignInApi } from './accounts/sign-in.js';
 import type { Redactor } from './redact.js';
-import type { ResultBudget } from './result-budget.js';
+import type { ObjectSchema } from './schema.js';
 import type { Account, AccountSecret, Provider, Store } from './store/types.js';
-import type { EventLog } from './triggers/event-log.js';
-import type { ForwardPolicy } from './triggers/forward-guard.js';
-import type { TriggerKind } from './triggers/kind.js';
-
-export interface TriggerRuntime {
-  kinds: Map<string, TriggerKind>;
-  log: EventLog;
-  /** Ask the runner (when this process holds it) to poll a trigger soon. */
-  pollSoon?(triggerId: string): void;
-  publicUrl?: string;
-}
 
 export type Effect = 'read' | 'write' | 'delete';
 
@@ -43,7 +32,7 @@ export interface ToolDeps {
   /** Refreshes OAuth access tokens before expiry and after a 401; without it tokens are sent as stored. */
   tokens?: TokenProvider;
   /** Keeps each result within a token budget, cut with a cursor when larger; without it results go whole. */
-  results?: ResultBudget;
+  results?: ResultFitter;
   /** Where trigger events may be forwarded; without it private networks are refused. */
   forwardPolicy?: ForwardPolicy;
   /** `cli` when a person runs the tool from the command line: what happens next is then said as CLI commands. */
@@ -58,7 +47,10 @@ export interface CallContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
 }
 
-export type ObjectSchema = z.ZodObject<z.ZodRawShape>;
+/** Keeps each result within a token budget (ResultBudget): runs the tool, or serves the rest of a result cut earlier. */
+export interface ResultFitter {
+  call(tool: Tool, args: unknown, ctx: CallContext): Promise<Record<string, unknown>>;
+}
 
 export interface Tool {
   name: string;

@@ -7,7 +7,7 @@ import type { Provider } from '../store/types.js';
 import type { CallContext, ToolDeps } from '../tool.js';
 import { sendTestEvent } from '../triggers/test-event.js';
 import { triggersCreate, triggersDelete } from '../triggers/tools.js';
-import type { SignInApi } from '../accounts/sign-in.js';
+import type { SignInApi } from '../contracts/accounts.js';
 import { field, type Form } from './respond.js';
 import { configFromForm, formFieldOf, kindChoices } from './trigger-form.js';
 
