@@ -118,7 +118,7 @@ function buildProgram(): Command {
     .option('--force', 'rotate even while a server holds the runner lease')
     .addHelpText('after', `\nThe new key goes to a new key file, or comes from SWITCHBOARD_NEW_SECRET_KEY when that is set.${examples('switchboard secrets rotate')}`)
     .action(async (opts) => {
-      const { rotateSecrets } = await import('./store/rotate.js');
+      const { rotateSecrets } = await import('./store/index.js');
       await withConfig(opts, async (config) => {
         const r = await rotateSecrets({ dataDir: config.dataDir, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: opts.force });
         const dropped = r.salesCache ? ` Dropped ${r.salesCache} cached sales lookup(s), which were keyed with the old key.` : '';

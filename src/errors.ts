@@ -1,4 +1,5 @@
 import type { Redactor } from './redact.js';
+import type { Account, Provider } from './store/types.js';
 
 /** A caller mistake: the message names the field and how to fix it. Nothing was sent or written. */
 export class InputError extends Error {
@@ -21,6 +22,30 @@ export class AccountError extends Error {
   ) {
     super(message);
   }
+}
+
+/** How an account of this provider is connected: the way it was signed in before (meta.signIn), else a token or key. */
+export function connectCommand(provider: Provider, label?: string, signIn?: string): string {
+  const labelFlag = label === undefined ? '' : ` --label "${label}"`;
+  if (signIn === 'device' || signIn === 'browser') return `switchboard accounts add ${provider} --${signIn}${labelFlag}`;
+  return `switchboard accounts add ${provider}${labelFlag} ${provider === 'sales' ? '--api-key-stdin' : '--token-stdin'}`;
+}
+
+/** What a tool answers for an account whose credential was refused or could not be refreshed: the exact way back. */
+export function reconnectMessage(account: Pick<Account, 'id' | 'provider' | 'label' | 'meta'>): string {
+  const signIn = account.meta.signIn;
+  const head = `The ${account.provider} account "${account.label}" needs to be reconnected`;
+  if (signIn === 'device' || signIn === 'browser') {
+    return (
+      `${head}: its sign-in has expired or was revoked (status needs_reconnect). ` +
+      `Sign in again with: ${connectCommand(account.provider, account.label, signIn)} ` +
+      `(or Sign in under Add Integration on the Integrations page); the account keeps its id, triggers and settings.`
+    );
+  }
+  return (
+    `${head}: its credential was refused or has expired. ` +
+    `Remove it (switchboard accounts remove ${account.id}) and connect it again: ${connectCommand(account.provider, account.label)}.`
+  );
 }
 
 export interface RateLimit {

@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TokenProvider } from '../contracts/accounts.js';
-import { AccountError, ProviderError } from '../errors.js';
+import { AccountError, ProviderError, reconnectMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../redact.js';
-import { reconnectMessage } from '../store/accounts.js';
 import type { Account, AccountSecret, Store } from '../store/types.js';
 import { isOAuthProvider, OAuthGrantError, OAuthServer, secretFromTokens, type OAuthProvider, type OAuthSettings } from './oauth.js';
 

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 export const PROVIDERS = ['outlook', 'sales', 'github', 'vercel'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
@@ -135,6 +137,11 @@ export interface TriggerSecrets {
   /** The webhook secret this one replaced, still accepted until `previousWebhookUntil` (ISO time). */
   previousWebhook?: string;
   previousWebhookUntil?: string;
+}
+
+/** A new trigger id, for a trigger whose set-up needs its id before it is stored (a webhook URL names it). */
+export function newTriggerId(): string {
+  return 'trg_' + randomBytes(8).toString('hex');
 }
 
 export interface NewTrigger {
