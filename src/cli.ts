@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { examples, cliWording } from './cli-text.js';
 import { checkProvider, loadConfig, type Config, type Flags } from './config.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
+import { loadSandbox } from './sandbox/load.js';
 import { PROVIDERS, type Provider } from './store/types.js';
 import { VERSION } from './version.js';
 
@@ -324,7 +325,7 @@ function configOf(opts: Record<string, unknown>): Config {
 async function withConfig(opts: Record<string, unknown>, run: (config: Config) => Promise<void>): Promise<void> {
   const config = configOf(opts);
   if (!config.sandbox) return run(config);
-  const { joinSandbox } = await import('./sandbox/shared.js');
+  const { joinSandbox } = await loadSandbox();
   const session = await joinSandbox(config);
   if (session.temporary) say('No serve --sandbox is running, so this command uses stand-ins of its own (sample data, gone when it ends).');
   try {

@@ -10,7 +10,7 @@ import type { McpServer, ServerDeps } from './mcp/server.js';
 import type { Redactor } from './redact.js';
 import { serverTools } from './registry.js';
 import { ResultBudget } from './result-budget.js';
-import type { Sandbox } from './sandbox/index.js';
+import { loadSandbox, type Sandbox } from './sandbox/load.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
 import { EventLog } from './triggers/event-log.js';
@@ -64,7 +64,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const dataDir = config.sandbox ? join(config.dataDir, 'sandbox') : config.dataDir;
     if (config.sandbox) {
       // Loaded only when asked for: the stand-in providers are most of the code.
-      const { startSandbox } = await import('./sandbox/index.js');
+      const { startSandbox } = await loadSandbox();
       checkStillWanted();
       const started = await startSandbox();
       closers.push(() => started.close());
@@ -74,7 +74,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
     const store = await openStore({ dataDir, secretKey: config.secretKey, redactor });
     closers.push(() => store.close());
-    if (sandbox) await (await import('./sandbox/shared.js')).seedSandboxAccounts(store);
+    if (sandbox) await (await loadSandbox()).seedSandboxAccounts(store);
     checkStillWanted();
 
     const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 30_000 });

@@ -3,6 +3,7 @@ import { createLogger } from './log.js';
 import { connectStdio, createLazyServer, type ServerDeps } from './mcp/server.js';
 import { Redactor } from './redact.js';
 import type { Runtime } from './runtime.js';
+import { loadSandbox } from './sandbox/load.js';
 import { manifestTools, readToolManifest } from './mcp/tool-manifest.js';
 import { VERSION } from './version.js';
 
@@ -108,8 +109,7 @@ export async function serve(
 
 /** Prints the sandbox banner and tells other commands run with --sandbox where the stand-ins are; returns what withdraws that. */
 async function announceSandbox(runtime: Runtime, mcp: string, page: string | undefined, cli = 'switchboard'): Promise<() => void> {
-  const { endpointsOf, publishSandbox } = await import('./sandbox/shared.js');
-  const { sandboxBanner } = await import('./sandbox/banner.js');
+  const { endpointsOf, publishSandbox, sandboxBanner } = await loadSandbox();
   const endpoints = endpointsOf(runtime.sandbox!, mcp, page);
   const withdraw = publishSandbox(runtime.dataDir, endpoints);
   process.stderr.write(sandboxBanner(endpoints, cli) + '\n');
