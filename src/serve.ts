@@ -7,8 +7,6 @@ import { loadSandbox } from './sandbox/load.js';
 import { manifestTools, readToolManifest } from './mcp/tool-manifest.js';
 import { VERSION } from './version.js';
 
-export { VERSION };
-
 export interface Running {
   close(): Promise<void>;
   /** Resolves once the server has shut down (stdin closed, a signal, or close()); rejects when it could not start. */

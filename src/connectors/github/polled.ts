@@ -307,5 +307,3 @@ export const newWatcher: TriggerKind = {
   provider: { setup: async (ctx) => ({ next: setupText(`the watchers of ${ctx.config.repo}`, ctx.config, 'within one poll interval') }) },
   poll: { intervalMs, run: pollWatchers },
 };
-
-export const polledKinds = { newGist, newMention, newWatcher };
