@@ -1,5 +1,4 @@
 import type { Redactor } from './redact.js';
-import type { Account, Provider } from './store/types.js';
 
 /** A caller mistake: the message names the field and how to fix it. Nothing was sent or written. */
 export class InputError extends Error {
@@ -25,14 +24,14 @@ export class AccountError extends Error {
 }
 
 /** How an account of this provider is connected: the way it was signed in before (meta.signIn), else a token or key. */
-export function connectCommand(provider: Provider, label?: string, signIn?: string): string {
+export function connectCommand(provider: string, label?: string, signIn?: string): string {
   const labelFlag = label === undefined ? '' : ` --label "${label}"`;
   if (signIn === 'device' || signIn === 'browser') return `switchboard accounts add ${provider} --${signIn}${labelFlag}`;
   return `switchboard accounts add ${provider}${labelFlag} ${provider === 'sales' ? '--api-key-stdin' : '--token-stdin'}`;
 }
 
 /** What a tool answers for an account whose credential was refused or could not be refreshed: the exact way back. */
-export function reconnectMessage(account: Pick<Account, 'id' | 'provider' | 'label' | 'meta'>): string {
+export function reconnectMessage(account: { id: string; provider: string; label: string; meta: Record<string, string> }): string {
   const signIn = account.meta.signIn;
   const head = `The ${account.provider} account "${account.label}" needs to be reconnected`;
   if (signIn === 'device' || signIn === 'browser') {

@@ -12,7 +12,6 @@ import { serverTools } from './registry.js';
 import { ResultBudget } from './result-budget.js';
 import { loadSandbox, type Sandbox } from './sandbox/load.js';
 import { openStore } from './store/index.js';
-import type { Store } from './store/types.js';
 import { EventLog } from './triggers/event-log.js';
 import { TRIGGER_KINDS } from './triggers/kinds.js';
 import { Runner } from './triggers/runner.js';

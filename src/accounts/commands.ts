@@ -6,7 +6,7 @@ import { accountTeam } from '../connectors/vercel/teams.js';
 import { InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
 import { openStore } from '../store/index.js';
-import { PROVIDERS, type Account, type AccountSecret, type Provider, type Store } from '../store/types.js';
+import type { Account, AccountSecret, Provider, Store } from '../store/types.js';
 
 /** Checks a credential with the provider (who is it?) and stores it encrypted. Nothing is stored when the check fails. */
 export async function addAccount(

@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import type { SignInApi } from '../contracts/accounts.js';
 import { InputError } from '../errors.js';
-import type { Account, Provider } from '../store/types.js';
+import type { Account } from '../store/types.js';
 import { accountGroups, connectAccount, type ConnectDeps } from './commands.js';
 import { OAuthServer, requestedScopes, requireOAuthProvider, secretFromTokens, type GrantedTokens, type OAuthProvider, type OAuthSettings } from './oauth.js';
 

@@ -29,6 +29,7 @@ interface AccountRow {
 }
 
 const MAX_LABEL_LENGTH = 64;
+// eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 const STATUSES: readonly AccountStatus[] = ['active', 'needs_reconnect'];

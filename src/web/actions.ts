@@ -3,7 +3,6 @@ import { checkProvider } from '../config.js';
 import type { Config } from '../config.js';
 import { AccountError, errorMessage, InputError, ProviderError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Provider } from '../store/types.js';
 import type { CallContext, ToolDeps } from '../tool.js';
 import { sendTestEvent } from '../triggers/test-event.js';
 import { triggersCreate, triggersDelete } from '../triggers/tools.js';
