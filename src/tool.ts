@@ -78,6 +78,11 @@ export interface ToolDefinition<I extends ObjectSchema, O extends ObjectSchema, 
   run(input: z.output<I>, ctx: C): Promise<z.input<O>>;
 }
 
+/** A tool in one line: the first sentence of its description. */
+export function summaryOf(tool: Pick<Tool, 'description'>): string {
+  return tool.description.split(/(?<=\.)\s/)[0]!;
+}
+
 /** A platform tool (accounts, triggers, events): no provider account of its own. */
 export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(def: ToolDefinition<I, O, CallContext>): Tool {
   const view = recordsView(def);

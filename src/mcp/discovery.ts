@@ -1,6 +1,6 @@
 import * as z from 'zod/v4';
 import { InputError } from '../errors.js';
-import { defineTool, type Tool } from '../tool.js';
+import { defineTool, summaryOf, type Tool } from '../tool.js';
 import { toMcpTool } from './tools.js';
 
 /**
@@ -39,7 +39,7 @@ export function discoveryTools(all: Tool[]): Tool[] {
         .filter((x) => x.score > 0)
         .sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name))
         .slice(0, limit ?? 10);
-      return { tools: scored.map(({ t }) => ({ name: t.name, summary: t.description.split(/(?<=\.)\s/)[0]! })) };
+      return { tools: scored.map(({ t }) => ({ name: t.name, summary: summaryOf(t) })) };
     },
   });
 
