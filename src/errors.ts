@@ -47,6 +47,14 @@ export function reconnectMessage(account: { id: string; provider: string; label:
   );
 }
 
+/** The server is shutting down: it takes no new tool calls. */
+export class ShutdownError extends Error {
+  override name = 'ShutdownError';
+  constructor() {
+    super('Switchboard is shutting down and takes no new tool calls: call again once it is back.');
+  }
+}
+
 export interface RateLimit {
   limit?: number;
   remaining?: number;
@@ -160,7 +168,13 @@ export function errorMessage(error: unknown, options: ErrorMessageOptions = {}):
 }
 
 function messageOf(error: Error): string {
-  if (error instanceof InputError || error instanceof AccountError || error instanceof ProviderError || error instanceof UnexpectedAnswerError) {
+  if (
+    error instanceof InputError ||
+    error instanceof AccountError ||
+    error instanceof ProviderError ||
+    error instanceof UnexpectedAnswerError ||
+    error instanceof ShutdownError
+  ) {
     return error.message;
   }
   return `Internal error: ${error.message}`;

@@ -18,7 +18,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { randomUUID } from 'node:crypto';
-import { AccountError } from '../errors.js';
+import { AccountError, ShutdownError } from '../errors.js';
 import type { Provider } from '../store/types.js';
 import type { Logger } from '../log.js';
 import { invalidParams, onRequest, refuseCursor, RequestError, RESOURCE_NOT_FOUND } from './requests.js';
@@ -169,7 +169,7 @@ export function createLazyServer(setup: ServerSetup): Server {
       throw invalidParams(`Unknown tool "${request.params.name}"; tools/list shows the ${listed.length} tools.`);
     }
     if (deps.drain?.stopping.aborted) {
-      return { isError: true, content: [{ type: 'text', text: 'Switchboard is shutting down and takes no new tool calls: call again once it is back.' }] };
+      return toErrorResult(new ShutdownError());
     }
     const call = () => callTool(server, deps, tool, request.params, extra);
     // Every result leaves through the redactor, success or not: a provider may echo the credential in any body.
