@@ -31,7 +31,7 @@ export async function benchTokens() {
       ...[...groups].map(([g, v]) => `| ${g} | ${v.tools} | ${v.tokens} | ${v.bytes} |`),
       `| **all** | ${tools.length} | ${total.tokens} | ${total.bytes} |`,
       `| --read-only | ${reads.tools} | ${reads.tokens} | |`,
-      `| --tools discover | ${discovery.length} | ${discover.tokens} | ${discover.bytes} |`,
+      `| --tool-mode discover | ${discovery.length} | ${discover.tokens} | ${discover.bytes} |`,
       '',
       '| 10 largest tools | tokens | bytes |',
       '| --- | ---: | ---: |',

@@ -23,12 +23,14 @@ function buildProgram(): Command {
     .option('--port <n>', 'port of the HTTP listener (default 8765; 0 for any free port)')
     .option('--public-url <url>', 'where providers reach this server, for webhook triggers (env SWITCHBOARD_PUBLIC_URL)')
     .option('--toolsets <list>', 'list only these connectors\' tools: outlook,sales,github,vercel')
-    .addOption(new Option('--tools <mode>', 'all tools, or only tools_search/tools_describe/tools_call').choices(['all', 'discover']))
+    .option('--tools <list>', 'list only these tools: names or globs, such as github_*,outlook_send_email')
+    .option('--exclude-tools <list>', 'never list these tools: names or globs')
+    .addOption(new Option('--tool-mode <mode>', 'all tools, or only tools_search/tools_describe/tools_call').choices(['all', 'discover']))
     .option('--read-only', 'list only tools that change nothing')
     .option('--max-result-tokens <n>', 'cut larger tool results with a cursor (default 25000)')
     .addOption(new Option('--log-level <level>', 'stderr log level (default info)').choices(['debug', 'info', 'warn', 'error']))
     .option('--shutdown-grace <seconds>', 'on SIGTERM/SIGINT, how long tool calls in flight may take to finish (default 10)')
-    .addHelpText('after', examples('switchboard serve --sandbox --http', 'switchboard serve --toolsets outlook,github --read-only', 'switchboard serve --http --port 9000 --public-url https://hooks.example.net'))
+    .addHelpText('after', examples('switchboard serve --sandbox --http', 'switchboard serve --toolsets outlook,github --read-only', 'switchboard serve --tools "github_*_issue*,accounts_list" --exclude-tools github_api_call', 'switchboard serve --http --port 9000 --public-url https://hooks.example.net'))
     .action(async (opts) => {
       const { serve } = await import('./serve.js');
       const running = await serve(configOf(opts), { stdin: process.stdin, stdout: process.stdout, cli: cliInvocation() });
@@ -44,17 +46,23 @@ function buildProgram(): Command {
     .addOption(new Option('--client <name>', 'the MCP client').choices(['claude-desktop', 'claude-code', 'cursor', 'vscode']).default('claude-desktop'))
     .option('--name <key>', 'server key in the client\'s config; clients prefix tool names with it', 'switchboard')
     .option('--toolsets <list>', 'pass --toolsets to serve')
-    .addOption(new Option('--tools <mode>', 'pass --tools to serve').choices(['all', 'discover']))
+    .option('--tools <list>', 'pass --tools to serve')
+    .option('--exclude-tools <list>', 'pass --exclude-tools to serve')
+    .addOption(new Option('--tool-mode <mode>', 'pass --tool-mode to serve').choices(['all', 'discover']))
     .option('--read-only', 'pass --read-only to serve')
     .addHelpText('after', examples('switchboard mcp-config', 'switchboard mcp-config --client claude-code --sandbox', 'switchboard mcp-config --client vscode --toolsets github'))
     .action(async (opts) => {
       const { mcpConfigSnippet } = await import('./mcp-config.js');
       const config = configOf(opts);
+      // Names the server would refuse are refused now, not when the client starts it.
+      (await import('./registry.js')).serverTools(config);
       if (!/^[A-Za-z0-9_-]{1,32}$/.test(opts.name)) throw new InputError(`--name must be 1 to 32 letters, digits, - or _, not "${opts.name}".`, 'name');
       const serveArgs = [
         ...(config.sandbox ? ['--sandbox'] : []),
         ...(opts.toolsets ? ['--toolsets', config.toolsets!.join(',')] : []),
-        ...(opts.tools ? ['--tools', opts.tools] : []),
+        ...(opts.tools ? ['--tools', config.tools!.join(',')] : []),
+        ...(opts.excludeTools ? ['--exclude-tools', config.excludeTools!.join(',')] : []),
+        ...(opts.toolMode ? ['--tool-mode', opts.toolMode] : []),
         ...(opts.readOnly ? ['--read-only'] : []),
       ];
       const snippet = mcpConfigSnippet(opts.client, { name: opts.name, node: process.execPath, cli: realpathSync(process.argv[1]!), serveArgs, env: { SWITCHBOARD_DATA_DIR: config.dataDir } });
@@ -158,9 +166,10 @@ function accountsCommand(accounts: Command): void {
     .addHelpText('after', examples('switchboard accounts list', 'switchboard accounts list --sandbox --json'))
     .action(async (opts) => {
       const { formatAccounts, listAccounts } = await import('./accounts/commands.js');
+      const { describeAccount } = await import('./accounts/tools.js');
       await withConfig(opts, async (config) => {
         const list = await listAccounts(config);
-        print(opts.json ? JSON.stringify(list, null, 2) : formatAccounts(list));
+        print(opts.json ? JSON.stringify(list.map(describeAccount), null, 2) : formatAccounts(list));
       });
     });
 

@@ -1,5 +1,6 @@
 import envPaths from 'env-paths';
 import { InputError } from './errors.js';
+import { parseToolList } from './tool-selection.js';
 import { PROVIDERS, type Provider } from './store/types.js';
 
 export interface Config {
@@ -9,6 +10,10 @@ export interface Config {
   secretKey?: string;
   /** Connectors whose tools are listed; all when absent. */
   toolsets?: Provider[];
+  /** --tools: only these tool names or globs (added to the toolsets' tools when both are given). */
+  tools?: string[];
+  /** --exclude-tools: never these tool names or globs. */
+  excludeTools?: string[];
   /** `discover`: list only tools_search, tools_describe and tools_call, which reach every tool. */
   toolMode: 'all' | 'discover';
   readOnly: boolean;
@@ -55,6 +60,8 @@ export interface Flags {
   sandbox?: boolean;
   toolsets?: string;
   tools?: string;
+  'exclude-tools'?: string;
+  'tool-mode'?: string;
   'read-only'?: boolean;
   'data-dir'?: string;
   'log-level'?: string;
@@ -118,7 +125,9 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     },
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,
     toolsets: parseToolsets(flags.toolsets ?? env.SWITCHBOARD_TOOLSETS),
-    toolMode: parseToolMode(flags.tools ?? env.SWITCHBOARD_TOOLS),
+    tools: parseToolList(flags.tools ?? env.SWITCHBOARD_TOOLS, '--tools'),
+    excludeTools: parseToolList(flags['exclude-tools'] ?? env.SWITCHBOARD_EXCLUDE_TOOLS, '--exclude-tools'),
+    toolMode: parseToolMode(flags['tool-mode'] ?? env.SWITCHBOARD_TOOL_MODE),
     readOnly: flags['read-only'] ?? truthy(env.SWITCHBOARD_READ_ONLY),
     sandbox: flags.sandbox ?? truthy(env.SWITCHBOARD_SANDBOX),
     transport: flags.http ? 'http' : 'stdio',
@@ -167,7 +176,7 @@ function loadOAuth(env: Record<string, string | undefined>): Record<OAuthProvide
 function parseToolMode(value: string | undefined): 'all' | 'discover' {
   if (value === undefined || value === 'all') return 'all';
   if (value === 'discover') return 'discover';
-  throw new InputError(`--tools must be all or discover, not "${value}".`, 'tools');
+  throw new InputError(`--tool-mode must be all or discover, not "${value}".`, 'tool-mode');
 }
 
 function parseToolsets(value: string | undefined): Provider[] | undefined {

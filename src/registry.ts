@@ -3,21 +3,24 @@ import { accountsList } from './accounts/tools.js';
 import type { Config } from './config.js';
 import { connectorTools } from './connectors/index.js';
 import { discoveryTools } from './mcp/discovery.js';
-import type { Provider } from './store/types.js';
 import { toMcpTool } from './mcp/tools.js';
 import { summaryOf, type Tool } from './tool.js';
+import { selectTools } from './tool-selection.js';
 import { TOOL_MANIFEST_URL, type ToolManifest } from './mcp/tool-manifest.js';
 import { triggerTools } from './triggers/tools.js';
 
-/** The tools a server lists: connector tools for the chosen toolsets, then the platform's; read-only keeps only reads. */
-export function buildTools(options: { readOnly: boolean; toolsets?: Provider[] }): Tool[] {
+/** Every tool a server can list: the connectors', then the platform's; read-only keeps only reads. */
+export function buildTools(options: { readOnly: boolean }): Tool[] {
   const platform = [accountsList, ...triggerTools].filter((t) => !options.readOnly || t.effect === 'read');
   return [...connectorTools(options), ...platform];
 }
 
-/** The tools `serve` offers: all of them for its options, or in discovery mode the three that reach them. */
-export function serverTools(options: Pick<Config, 'readOnly' | 'toolsets' | 'toolMode'>): Tool[] {
-  const tools = buildTools(options);
+export type ListOptions = Pick<Config, 'readOnly' | 'toolsets' | 'tools' | 'excludeTools' | 'toolMode'>;
+
+/** The tools `serve` offers: those its options select, or in discovery mode the three that reach them. */
+export function serverTools(options: ListOptions): Tool[] {
+  const every = buildTools({ readOnly: false }).map((t) => t.name);
+  const tools = selectTools(buildTools({ readOnly: options.readOnly }), options, every);
   return options.toolMode === 'discover' ? discoveryTools(tools) : tools;
 }
 

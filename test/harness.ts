@@ -14,7 +14,7 @@ import { createServer, type ServerDeps } from '../src/mcp/server.js';
 import { Redactor } from '../src/redact.js';
 import { ResultBudget } from '../src/result-budget.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
-import { buildTools } from '../src/registry.js';
+import { serverTools } from '../src/registry.js';
 import { openStore } from '../src/store/index.js';
 import { EventLog } from '../src/triggers/event-log.js';
 import { TRIGGER_KINDS } from '../src/triggers/kinds.js';
@@ -83,7 +83,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     version: 'test',
     // Extra tools win over registry tools of the same name, so tests keep working once the tools are wired in.
     tools: [
-      ...buildTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets }).filter((t) => !options.extraTools?.some((x) => x.name === t.name)),
+      ...serverTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets, toolMode: 'all' }).filter((t) => !options.extraTools?.some((x) => x.name === t.name)),
       ...(options.extraTools ?? []),
     ],
     retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },

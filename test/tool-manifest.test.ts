@@ -14,6 +14,12 @@ const cases = [false, true].flatMap((readOnly) =>
   ),
 );
 
+const SELECTIONS = [
+  { tools: ['github_*_issue*', 'accounts_list'] },
+  { toolsets: ['vercel' as Provider], tools: ['outlook_find_email'], excludeTools: ['*_api_call'] },
+  { excludeTools: ['triggers_*', 'sales_*'] },
+];
+
 describe('dist/tools.json', () => {
   it('exists after the build', () => {
     expect(manifest, 'run npm run build').toBeDefined();
@@ -22,6 +28,15 @@ describe('dist/tools.json', () => {
   it.each(cases)('answers tools/list for %s exactly as the live zod conversion does', (_name, options) => {
     const live = serverTools(options).map(toMcpTool);
     expect(JSON.stringify(manifestTools(manifest!, options))).toBe(JSON.stringify(live));
+  });
+
+  it.each(SELECTIONS)('answers tools/list for --tools and --exclude-tools %j as the live list does', (selection) => {
+    for (const readOnly of [false, true]) {
+      const options = { readOnly, toolMode: 'all' as const, ...selection };
+      const live = serverTools(options).map(toMcpTool);
+      expect(live.length).toBeGreaterThan(0);
+      expect(JSON.stringify(manifestTools(manifest!, options))).toBe(JSON.stringify(live));
+    }
   });
 
   it('leaves out the toolsets not chosen, and keeps the platform tools', () => {

@@ -1,6 +1,6 @@
 import * as z from 'zod/v4';
 import { accountTeam } from '../connectors/vercel/teams.js';
-import { PROVIDERS } from '../store/types.js';
+import { PROVIDERS, type Account } from '../store/types.js';
 import { defineTool } from '../tool.js';
 
 export const accountShape = z.object({
@@ -30,19 +30,21 @@ export const accountsList = defineTool({
   output: z.object({ accounts: z.array(accountShape) }),
   effect: 'read',
   async run({ provider, group }, { deps }) {
-    const accounts = await deps.store.accounts.list({ provider, group });
-    return {
-      accounts: accounts.map((a) => ({
-        id: a.id,
-        provider: a.provider,
-        label: a.label,
-        identity: a.identity,
-        is_default: a.isDefault,
-        status: a.status,
-        groups: a.groups,
-        team: accountTeam(a),
-        last_used_at: a.lastUsedAt,
-      })),
-    };
+    return { accounts: (await deps.store.accounts.list({ provider, group })).map(describeAccount) };
   },
 });
+
+/** An account as every surface shows it (accounts_list, switchboard://accounts, accounts list --json): snake_case, no secret. */
+export function describeAccount(a: Account): z.output<typeof accountShape> {
+  return {
+    id: a.id,
+    provider: a.provider,
+    label: a.label,
+    identity: a.identity,
+    is_default: a.isDefault,
+    status: a.status,
+    groups: a.groups,
+    team: accountTeam(a),
+    last_used_at: a.lastUsedAt,
+  };
+}

@@ -20,8 +20,8 @@ export const CONNECTORS: Record<Provider, Connector> = { outlook, sales, github,
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/** Every connector tool, for the toolsets chosen; in read-only mode only those that change nothing. */
-export function connectorTools(options: { readOnly: boolean; toolsets?: Provider[] }): Tool[] {
+/** Every connector tool; in read-only mode only those that change nothing. */
+export function connectorTools(options: { readOnly: boolean }): Tool[] {
   const { readOnly } = options;
   const all: Tool[] = [
     ...mailTools,
@@ -46,7 +46,5 @@ export function connectorTools(options: { readOnly: boolean; toolsets?: Provider
     }),
     apiCallTool(vercel, { pathField: 'path', methods: ALL_METHODS, headers: true, example: '/v6/deployments?limit=5', readOnly }),
   ];
-  return all.filter(
-    (tool) => (!options.toolsets || options.toolsets.includes(tool.connector!)) && (!readOnly || tool.effect === 'read'),
-  );
+  return all.filter((tool) => !readOnly || tool.effect === 'read');
 }

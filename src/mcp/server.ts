@@ -18,6 +18,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { randomUUID } from 'node:crypto';
+import { describeAccount } from '../accounts/tools.js';
 import { AccountError, ShutdownError } from '../errors.js';
 import type { Provider } from '../store/types.js';
 import type { Logger } from '../log.js';
@@ -216,7 +217,7 @@ export function createLazyServer(setup: ServerSetup): Server {
     const deps = await needDeps();
     const { uri } = request.params;
     if (uri === ACCOUNTS_URI) {
-      const accounts = await deps.store.accounts.list();
+      const accounts = (await deps.store.accounts.list()).map(describeAccount);
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ accounts }) }] };
     }
     const triggerId = await triggerOf(deps, uri);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
+import { selectTools } from '../tool-selection.js';
 import type { Provider } from '../store/types.js';
 
 /** One tool as tools/list shows it, with the connector whose toolset holds it (none for platform tools). */
@@ -17,7 +18,7 @@ export interface ToolManifest {
   all: ManifestEntry[];
   /** --read-only: reads only, and each API Call tool with GET alone. */
   readOnly: ManifestEntry[];
-  /** --tools discover. */
+  /** --tool-mode discover. */
   discover: McpTool[];
 }
 
@@ -36,10 +37,8 @@ export function readToolManifest(url: URL = TOOL_MANIFEST_URL): ToolManifest | u
 }
 
 /** The tools/list answer for these options, read from the manifest. */
-export function manifestTools(manifest: ToolManifest, options: Pick<Config, 'readOnly' | 'toolsets' | 'toolMode'>): McpTool[] {
-  if (options.toolMode === 'discover') return manifest.discover;
-  const { toolsets } = options;
-  return manifest[options.readOnly ? 'readOnly' : 'all']
-    .filter((entry) => !entry.connector || !toolsets || toolsets.includes(entry.connector))
-    .map((entry) => entry.tool);
+export function manifestTools(manifest: ToolManifest, options: Pick<Config, 'readOnly' | 'toolsets' | 'tools' | 'excludeTools' | 'toolMode'>): McpTool[] {
+  const offered = manifest[options.readOnly ? 'readOnly' : 'all'].map((entry) => ({ ...entry, name: entry.tool.name }));
+  const selected = selectTools(offered, options, manifest.all.map((entry) => entry.tool.name));
+  return options.toolMode === 'discover' ? manifest.discover : selected.map((entry) => entry.tool);
 }

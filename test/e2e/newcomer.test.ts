@@ -67,6 +67,8 @@ describe('accounts through the CLI', () => {
     const json = await runCli(['accounts', 'list', '--json'], { env });
     const accounts = JSON.parse(json.stdout);
     expect(accounts.map((a: { provider: string }) => a.provider).sort()).toEqual(['github', 'outlook', 'sales', 'vercel']);
+    // The same shape as accounts_list and switchboard://accounts: snake_case.
+    expect(Object.keys(accounts[0]).sort()).toEqual(['groups', 'id', 'identity', 'is_default', 'label', 'last_used_at', 'provider', 'status', 'team']);
     for (const s of everySecret()) expect(table.stdout + json.stdout).not.toContain(s);
   });
 
@@ -277,8 +279,8 @@ describe('serve over Streamable HTTP', () => {
     expect(r.stderr).toMatch(/SWITCHBOARD_HTTP_TOKEN/);
   });
 
-  it('offers discovery mode with --tools discover', async () => {
-    const { child, url } = await startHttpServe(['--tools', 'discover'], env);
+  it('offers discovery mode with --tool-mode discover', async () => {
+    const { child, url } = await startHttpServe(['--tool-mode', 'discover'], env);
     try {
       const client = new Client({ name: 'discover', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -290,6 +292,27 @@ describe('serve over Streamable HTTP', () => {
       child.kill('SIGTERM');
       await exited(child);
     }
+  });
+
+  it('lists only --tools, less --exclude-tools, over stdio; an unknown tool name stops serve with the names there are', async () => {
+    const client = new Client({ name: 'chosen', version: '1' });
+    const args = [CLI, 'serve', '--tools', 'github_*_issue*,accounts_list', '--exclude-tools', 'github_update_issue'];
+    await client.connect(new StdioClientTransport({ command: process.execPath, args, env, stderr: 'pipe' }));
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('github_create_issue');
+      expect(names).toContain('accounts_list');
+      expect(names).not.toContain('github_update_issue');
+      expect(names.every((n) => n === 'accounts_list' || /^github_.*_issue/.test(n))).toBe(true);
+      const r = await client.callTool({ name: 'github_create_issue_comment', arguments: { owner: 'sbx-octocat', repo: 'hello-world', issue_number: 1, body: 'chosen' } });
+      expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+      await expect(client.callTool({ name: 'outlook_send_email', arguments: {} })).rejects.toThrow(/Unknown tool "outlook_send_email"/);
+    } finally {
+      await client.close();
+    }
+    const refused = await runCli(['serve', '--tools', 'github_create_isue'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--tools: "github_create_isue" is not a tool\. Tools: .*github_create_issue,/);
   });
 
   it('honours --read-only and --toolsets', async () => {

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/log.js';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
 import { createServer, type ServerDeps } from '../../src/mcp/server.js';
 import { Redactor } from '../../src/redact.js';
-import { buildTools } from '../../src/registry.js';
+import { serverTools } from '../../src/registry.js';
 import { RawSession } from './sse.js';
 
 // Session mechanics only: tools are listed, never called, so the store is never touched.
@@ -16,7 +16,7 @@ const deps = {
   readOnly: true,
   logger: createLogger({ level: 'error' }),
   version: 'test',
-  tools: buildTools({ readOnly: true, toolsets: ['sales'] }),
+  tools: serverTools({ readOnly: true, toolsets: ['sales'], toolMode: 'all' }),
 } as unknown as ServerDeps;
 
 let listener: HttpListener | undefined;
