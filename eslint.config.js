@@ -41,7 +41,11 @@ function chain(graph, from, to) {
       for (let u = to; u !== undefined; u = previous.get(u)) path.unshift(u);
       return path;
     }
-    for (const next of graph.get(unit) ?? []) if (!previous.has(next)) queue.push(next) && previous.set(next, unit);
+    for (const next of graph.get(unit) ?? []) {
+      if (previous.has(next)) continue;
+      previous.set(next, unit);
+      queue.push(next);
+    }
   }
   return undefined;
 }
