@@ -1,5 +1,5 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { toMcpTool } from '../dist/tool.js';
+import { toMcpTool } from '../dist/mcp/tools.js';
 import { buildTools } from '../dist/registry.js';
 import { discoveryTools } from '../dist/mcp/discovery.js';
 

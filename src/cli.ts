@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { examples, cliWording } from './cli-text.js';
 import { checkProvider, loadConfig, type Config, type Flags } from './config.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
+import { loadSandbox } from './sandbox/load.js';
 import { PROVIDERS, type Provider } from './store/types.js';
 import { VERSION } from './version.js';
 
@@ -126,7 +127,7 @@ function buildProgram(): Command {
     .option('--force', 'rotate even while a server holds the runner lease')
     .addHelpText('after', `\nThe new key goes to a new key file, or comes from SWITCHBOARD_NEW_SECRET_KEY when that is set.${examples('switchboard secrets rotate')}`)
     .action(async (opts) => {
-      const { rotateSecrets } = await import('./store/rotate.js');
+      const { rotateSecrets } = await import('./store/index.js');
       await withConfig(opts, async (config) => {
         const r = await rotateSecrets({ dataDir: config.dataDir, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: opts.force });
         const dropped = r.salesCache ? ` Dropped ${r.salesCache} cached sales lookup(s), which were keyed with the old key.` : '';
@@ -339,7 +340,7 @@ function configOf(opts: Record<string, unknown>): Config {
 async function withConfig(opts: Record<string, unknown>, run: (config: Config) => Promise<void>): Promise<void> {
   const config = configOf(opts);
   if (!config.sandbox) return run(config);
-  const { joinSandbox } = await import('./sandbox/shared.js');
+  const { joinSandbox } = await loadSandbox();
   const session = await joinSandbox(config);
   if (session.temporary) say('No serve --sandbox is running, so this command uses stand-ins of its own (sample data, gone when it ends).');
   try {

@@ -1,4 +1,3 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Redactor } from './redact.js';
 
 /** A caller mistake: the message names the field and how to fix it. Nothing was sent or written. */
@@ -21,6 +20,39 @@ export class AccountError extends Error {
     readonly reconnect?: { provider: string; label: string },
   ) {
     super(message);
+  }
+}
+
+/** How an account of this provider is connected: the way it was signed in before (meta.signIn), else a token or key. */
+export function connectCommand(provider: string, label?: string, signIn?: string, baseUrl?: string | null): string {
+  const labelFlag = label === undefined ? '' : ` --label "${label}"`;
+  if (signIn === 'device' || signIn === 'browser') return `switchboard accounts add ${provider} --${signIn}${labelFlag}`;
+  const baseFlag = baseUrl ? ` --base-url ${baseUrl}` : '';
+  return `switchboard accounts add ${provider}${labelFlag}${baseFlag} ${provider === 'sales' ? '--api-key-stdin' : '--token-stdin'}`;
+}
+
+/** What a tool answers for an account whose credential was refused or could not be refreshed: the exact way back. */
+export function reconnectMessage(account: { id: string; provider: string; label: string; meta: Record<string, string>; baseUrl?: string | null }): string {
+  const signIn = account.meta.signIn;
+  const head = `The ${account.provider} account "${account.label}" needs to be reconnected`;
+  if (signIn === 'device' || signIn === 'browser') {
+    return (
+      `${head}: its sign-in has expired or was revoked (status needs_reconnect). ` +
+      `Sign in again with: ${connectCommand(account.provider, account.label, signIn)} ` +
+      `(or Sign in under Add Integration on the Integrations page); the account keeps its id, triggers and settings.`
+    );
+  }
+  return (
+    `${head}: its credential was refused or has expired. ` +
+    `Remove it (switchboard accounts remove ${account.id}) and connect it again: ${connectCommand(account.provider, account.label, undefined, account.baseUrl)}.`
+  );
+}
+
+/** The server is shutting down: it takes no new tool calls. */
+export class ShutdownError extends Error {
+  override name = 'ShutdownError';
+  constructor() {
+    super('Switchboard is shutting down and takes no new tool calls: call again once it is back.');
   }
 }
 
@@ -122,15 +154,28 @@ function secondsUntil(resetEpochSeconds: number | undefined): number | undefined
   return Math.max(0, Math.ceil(resetEpochSeconds - Date.now() / 1000));
 }
 
-/** The one place an error becomes a tool result the model can act on. */
-export function toErrorResult(error: unknown, redactor?: Redactor): CallToolResult {
-  const text = error instanceof Error ? messageOf(error) : `Unexpected failure: ${String(error)}`;
-  const safe = redactor ? redactor.redact(text) : text;
-  return { isError: true, content: [{ type: 'text', text: safe }] };
+export interface ErrorMessageOptions {
+  /** Removes every secret the process knows of from the text. */
+  redactor?: Redactor;
+  /** A sign-in link was sent to the user with this error (URL elicitation). */
+  signInOffered?: boolean;
+}
+
+/** The one place an error becomes the text a model (or the page) is shown: what failed and what to do. */
+export function errorMessage(error: unknown, options: ErrorMessageOptions = {}): string {
+  let text = error instanceof Error ? messageOf(error) : `Unexpected failure: ${String(error)}`;
+  if (options.signInOffered) text += ' A sign-in link was offered to the user; once they have signed in, call the tool again.';
+  return options.redactor ? options.redactor.redact(text) : text;
 }
 
 function messageOf(error: Error): string {
-  if (error instanceof InputError || error instanceof AccountError || error instanceof ProviderError || error instanceof UnexpectedAnswerError) {
+  if (
+    error instanceof InputError ||
+    error instanceof AccountError ||
+    error instanceof ProviderError ||
+    error instanceof UnexpectedAnswerError ||
+    error instanceof ShutdownError
+  ) {
     return error.message;
   }
   return `Internal error: ${error.message}`;

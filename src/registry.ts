@@ -1,12 +1,12 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { accountsList } from './accounts/tools.js';
 import type { Config } from './config.js';
 import { connectorTools } from './connectors/index.js';
 import { discoveryTools } from './mcp/discovery.js';
-import type { Provider } from './store/types.js';
-import { toMcpTool, type Tool } from './tool.js';
+import { toMcpTool } from './mcp/tools.js';
+import { summaryOf, type Tool } from './tool.js';
 import { selectTools } from './tool-selection.js';
-import { TOOL_MANIFEST_URL, type ToolManifest } from './tool-manifest.js';
+import { TOOL_MANIFEST_URL, type ToolManifest } from './mcp/tool-manifest.js';
 import { triggerTools } from './triggers/tools.js';
 
 /** Every tool a server can list: the connectors', then the platform's; read-only keeps only reads. */
@@ -37,4 +37,26 @@ export function toolManifest(): ToolManifest {
 /** The build step: dist/tools.json beside this module. */
 export function writeToolManifest(url: URL = TOOL_MANIFEST_URL): void {
   writeFileSync(url, JSON.stringify(toolManifest()) + '\n');
+}
+
+const TABLE_START = '<!-- tools: npm run readme:tools writes this table from the registry -->';
+const TABLE_END = '<!-- /tools -->';
+
+/** The README's table of tools: each one's name and summary, in the order tools/list gives them. */
+export function toolTable(): string {
+  const rows = buildTools({ readOnly: false }).map((t) => `| \`${t.name}\` | ${summaryOf(t).replace(/\.$/, '').replaceAll('|', '\\|')} |`);
+  return ['| Tool | What it does |', '| --- | --- |', ...rows].join('\n');
+}
+
+/** The README with its table of tools made current. */
+export function withToolTable(readme: string): string {
+  const start = readme.indexOf(TABLE_START);
+  const end = readme.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`README.md has no "${TABLE_START}" ... "${TABLE_END}" markers around its table of tools.`);
+  return `${readme.slice(0, start + TABLE_START.length)}\n\n${toolTable()}\n\n${readme.slice(end)}`;
+}
+
+/** `npm run readme:tools`: rewrites the table of tools in README.md. */
+export function writeReadmeTools(url: URL = new URL('../README.md', import.meta.url)): void {
+  writeFileSync(url, withToolTable(readFileSync(url, 'utf8')));
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from './errors.js';
 import { estimateTokens } from './tokens.js';
-import type { CallContext, Tool } from './tool.js';
+import type { CallContext, ResultFitter, Tool } from './tool.js';
 
 type Data = Record<string, unknown>;
 type Path = [string] | [string, string];
@@ -38,7 +38,7 @@ export interface ResultBudgetOptions {
  * A larger result is cut at a record boundary (or, for one long text, at a line) and carries
  * `next_cursor`; calling the same tool with that cursor returns the rest.
  */
-export class ResultBudget {
+export class ResultBudget implements ResultFitter {
   readonly maxTokens: number;
   private readonly entries = new Map<string, Entry>();
   private readonly ttlMs: number;

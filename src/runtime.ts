@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Agent } from 'undici';
 import { TokenRefresher } from './accounts/refresh.js';
 import { createSignIn } from './accounts/sign-in.js';
@@ -7,13 +6,12 @@ import type { Config } from './config.js';
 import { ResponseCache } from './http/client.js';
 import type { Logger } from './log.js';
 import { startHttpListener, type HttpListener } from './mcp/http.js';
-import type { ServerDeps } from './mcp/server.js';
+import type { McpServer, ServerDeps } from './mcp/server.js';
 import type { Redactor } from './redact.js';
 import { serverTools } from './registry.js';
 import { ResultBudget } from './result-budget.js';
-import type { Sandbox } from './sandbox/index.js';
+import { loadSandbox, type Sandbox } from './sandbox/load.js';
 import { openStore } from './store/index.js';
-import type { Store } from './store/types.js';
 import { EventLog } from './triggers/event-log.js';
 import { TRIGGER_KINDS } from './triggers/kinds.js';
 import { Runner } from './triggers/runner.js';
@@ -39,7 +37,7 @@ export interface RuntimeOptions {
   logger: Logger;
   version: string;
   /** With --http: the MCP server of each new session. Without it, only the lease holder listens (webhooks, pages). */
-  mcp?: (deps: ServerDeps) => Server;
+  mcp?: (deps: ServerDeps) => McpServer;
   /** Aborted when serve shuts down while the runtime is still starting: it then stops and closes what it started. */
   signal?: AbortSignal;
   /** When serve started: the events received since then reach its clients, even those received while this loaded. */
@@ -65,7 +63,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const dataDir = config.sandbox ? join(config.dataDir, 'sandbox') : config.dataDir;
     if (config.sandbox) {
       // Loaded only when asked for: the stand-in providers are most of the code.
-      const { startSandbox } = await import('./sandbox/index.js');
+      const { startSandbox } = await loadSandbox();
       checkStillWanted();
       const started = await startSandbox();
       closers.push(() => started.close());
@@ -75,7 +73,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
     const store = await openStore({ dataDir, secretKey: config.secretKey, redactor });
     closers.push(() => store.close());
-    if (sandbox) await (await import('./sandbox/shared.js')).seedSandboxAccounts(store);
+    if (sandbox) await (await loadSandbox()).seedSandboxAccounts(store);
     checkStillWanted();
 
     const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 30_000 });

@@ -1,5 +1,8 @@
 import * as z from 'zod/v4';
 
+/** What every tool input and output, and every trigger config, is: a zod object. */
+export type ObjectSchema = z.ZodObject<z.ZodRawShape>;
+
 type JsonSchema = Record<string, unknown>;
 
 /** What a model sees of a tool's input: the JSON Schema, closed, with required fields, enums, bounds and formats. */

@@ -1,13 +1,11 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Config } from './config.js';
 import { createLogger } from './log.js';
-import { createLazyServer, type ServerDeps } from './mcp/server.js';
+import { connectStdio, createLazyServer, type ServerDeps } from './mcp/server.js';
 import { Redactor } from './redact.js';
 import type { Runtime } from './runtime.js';
-import { manifestTools, readToolManifest } from './tool-manifest.js';
+import { loadSandbox } from './sandbox/load.js';
+import { manifestTools, readToolManifest } from './mcp/tool-manifest.js';
 import { VERSION } from './version.js';
-
-export { VERSION };
 
 export interface Running {
   close(): Promise<void>;
@@ -100,7 +98,7 @@ export async function serve(
       else rejectClosed(failure);
     })());
 
-  await server.connect(new StdioServerTransport(io.stdin as never, io.stdout as never));
+  await connectStdio(server, io.stdin, io.stdout);
   loadWhenQuiet();
   io.stdin.on('end', () => void close());
   io.stdin.on('close', () => void close());
@@ -109,8 +107,7 @@ export async function serve(
 
 /** Prints the sandbox banner and tells other commands run with --sandbox where the stand-ins are; returns what withdraws that. */
 async function announceSandbox(runtime: Runtime, mcp: string, page: string | undefined, cli = 'switchboard'): Promise<() => void> {
-  const { endpointsOf, publishSandbox } = await import('./sandbox/shared.js');
-  const { sandboxBanner } = await import('./sandbox/banner.js');
+  const { endpointsOf, publishSandbox, sandboxBanner } = await loadSandbox();
   const endpoints = endpointsOf(runtime.sandbox!, mcp, page);
   const withdraw = publishSandbox(runtime.dataDir, endpoints);
   process.stderr.write(sandboxBanner(endpoints, cli) + '\n');

@@ -1,28 +1,15 @@
-import type { CallToolResult, Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
 import { InputError } from './errors.js';
 import { checkFields, fieldsInput, pickFields, recordFieldNames, selectableOutput } from './fields.js';
-import { inputJsonSchema, outputJsonSchema } from './schema.js';
 import { createApi, readingAnswers, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
-import type { TokenProvider } from './accounts/refresh.js';
+import type { SignInApi, TokenProvider } from './contracts/accounts.js';
+import type { ForwardPolicy, TriggerRuntime } from './contracts/triggers.js';
 import type { Drain } from './drain.js';
-import type { SignInApi } from './accounts/sign-in.js';
 import type { Redactor } from './redact.js';
-import type { ResultBudget } from './result-budget.js';
+import type { ObjectSchema } from './schema.js';
 import type { Account, AccountSecret, Provider, Store } from './store/types.js';
-import type { EventLog } from './triggers/event-log.js';
-import type { ForwardPolicy } from './triggers/forward-guard.js';
-import type { TriggerKind } from './triggers/kind.js';
-
-export interface TriggerRuntime {
-  kinds: Map<string, TriggerKind>;
-  log: EventLog;
-  /** Ask the runner (when this process holds it) to poll a trigger soon. */
-  pollSoon?(triggerId: string): void;
-  publicUrl?: string;
-}
 
 export type Effect = 'read' | 'write' | 'delete';
 
@@ -45,7 +32,7 @@ export interface ToolDeps {
   /** Refreshes OAuth access tokens before expiry and after a 401; without it tokens are sent as stored. */
   tokens?: TokenProvider;
   /** Keeps each result within a token budget, cut with a cursor when larger; without it results go whole. */
-  results?: ResultBudget;
+  results?: ResultFitter;
   /** Where trigger events may be forwarded; without it private networks are refused. */
   forwardPolicy?: ForwardPolicy;
   /** `cli` when a person runs the tool from the command line: what happens next is then said as CLI commands. */
@@ -60,7 +47,10 @@ export interface CallContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
 }
 
-export type ObjectSchema = z.ZodObject<z.ZodRawShape>;
+/** Keeps each result within a token budget (ResultBudget): runs the tool, or serves the rest of a result cut earlier. */
+export interface ResultFitter {
+  call(tool: Tool, args: unknown, ctx: CallContext): Promise<Record<string, unknown>>;
+}
 
 export interface Tool {
   name: string;
@@ -86,6 +76,11 @@ export interface ToolDefinition<I extends ObjectSchema, O extends ObjectSchema, 
   /** A list tool's field of records: callers may pass `fields` to get fewer fields of each record. */
   records?: string;
   run(input: z.output<I>, ctx: C): Promise<z.input<O>>;
+}
+
+/** A tool in one line: the first sentence of its description. */
+export function summaryOf(tool: Pick<Tool, 'description'>): string {
+  return tool.description.split(/(?<=\.)\s/)[0]!;
 }
 
 /** A platform tool (accounts, triggers, events): no provider account of its own. */
@@ -257,32 +252,4 @@ export function defineConnector(spec: ConnectorSpec): Connector {
     },
   };
   return connector;
-}
-
-/**
- * readOnlyHint on reads, destructiveHint on every tool that changes something; the other hints only where
- * they differ from the MCP defaults (readOnlyHint and idempotentHint false, openWorldHint true), to save tokens.
- */
-export function annotationsFor(tool: Pick<Tool, 'effect' | 'idempotent' | 'connector'>): ToolAnnotations {
-  const annotations: ToolAnnotations = tool.effect === 'read' ? { readOnlyHint: true } : { destructiveHint: tool.effect === 'delete' };
-  if (tool.effect !== 'read' && tool.idempotent) annotations.idempotentHint = true;
-  if (tool.connector === undefined) annotations.openWorldHint = false;
-  return annotations;
-}
-
-/** The one place a tool becomes what tools/list shows: zod to JSON Schema, annotations from effect. */
-export function toMcpTool(tool: Tool): McpTool {
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: inputJsonSchema(tool.input) as McpTool['inputSchema'],
-    outputSchema: outputJsonSchema(tool.output) as McpTool['outputSchema'],
-    annotations: annotationsFor(tool),
-  };
-}
-
-/** Every successful result: structured content plus the same JSON as text, for older clients. */
-export function toResult(data: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
 }

@@ -4,8 +4,8 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoveryTools } from '../src/mcp/discovery.js';
-import { buildTools } from '../src/registry.js';
-import { toMcpTool } from '../src/tool.js';
+import { buildTools, toolTable, withToolTable } from '../src/registry.js';
+import { toMcpTool } from '../src/mcp/tools.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -115,9 +115,10 @@ describe('tool registry', () => {
     }
   });
 
-  it('README names every tool', () => {
+  it("README's table of tools is the registry's, every tool in tools/list order (npm run readme:tools rewrites it)", () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const missing = tools.map((t) => t.name).filter((n) => !readme.includes(`\`${n}\``));
-    expect(missing).toEqual([]);
+    const rows = [...toolTable().matchAll(/^\| `(\w+)` \| .+ \|$/gm)].map((m) => m[1]);
+    expect(rows).toEqual(tools.map((t) => t.name));
+    expect(withToolTable(readme), 'README.md is out of date: run npm run readme:tools').toBe(readme);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { serverTools } from '../src/registry.js';
 import { PROVIDERS, type Provider } from '../src/store/types.js';
-import { toMcpTool } from '../src/tool.js';
-import { manifestTools, readToolManifest } from '../src/tool-manifest.js';
+import { toMcpTool } from '../src/mcp/tools.js';
+import { manifestTools, readToolManifest } from '../src/mcp/tool-manifest.js';
 
 // The manifest `serve` answers tools/list from is the build's (npm test builds first); it must say what the sources convert to.
 const manifest = readToolManifest(new URL('../dist/tools.json', import.meta.url));

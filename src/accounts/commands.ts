@@ -3,11 +3,10 @@ import type { Config } from '../config.js';
 import { CONNECTORS } from '../connectors/index.js';
 import { DEFAULT_OUTLOOK_GROUPS, isOutlookGroup, OUTLOOK_GROUPS } from '../connectors/outlook/common.js';
 import { accountTeam } from '../connectors/vercel/teams.js';
-import { InputError } from '../errors.js';
+import { connectCommand, InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
-import { connectCommand } from '../store/accounts.js';
 import { openStore } from '../store/index.js';
-import { PROVIDERS, type Account, type AccountSecret, type Provider, type Store } from '../store/types.js';
+import type { Account, AccountSecret, Provider, Store } from '../store/types.js';
 
 /** Checks a credential with the provider (who is it?) and stores it encrypted. Nothing is stored when the check fails. */
 export async function addAccount(

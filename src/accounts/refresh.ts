@@ -1,24 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import { AccountError, ProviderError } from '../errors.js';
+import type { TokenProvider } from '../contracts/accounts.js';
+import { AccountError, ProviderError, reconnectMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../redact.js';
-import { reconnectMessage } from '../store/accounts.js';
 import type { Account, AccountSecret, Store } from '../store/types.js';
 import { isOAuthProvider, OAuthGrantError, OAuthServer, secretFromTokens, type OAuthProvider, type OAuthSettings } from './oauth.js';
-
-/** Keeps OAuth access tokens usable: what connectors' API clients ask before sending and after a 401. */
-export interface TokenProvider {
-  /** The secret to send now; an OAuth token close to expiry is refreshed first. */
-  fresh(account: Account, secret: AccountSecret, signal?: AbortSignal): Promise<AccountSecret>;
-  /**
-   * The provider refused `rejected` (401): a newer token another process stored, else a refreshed one;
-   * undefined when the account cannot be refreshed (a pasted token). Throws AccountError when only a
-   * new sign-in helps (the account is then marked needs_reconnect).
-   */
-  renew(account: Account, rejected: AccountSecret, signal?: AbortSignal): Promise<AccountSecret | undefined>;
-}
 
 export interface TokenRefresherOptions {
   store: Store;

@@ -1,28 +1,9 @@
 import * as oauth from 'oauth4webapi';
+import type { SignInApi } from '../contracts/accounts.js';
 import { InputError } from '../errors.js';
-import type { Account, Provider } from '../store/types.js';
+import type { Account } from '../store/types.js';
 import { accountGroups, connectAccount, type ConnectDeps } from './commands.js';
 import { OAuthServer, requestedScopes, requireOAuthProvider, secretFromTokens, type GrantedTokens, type OAuthProvider, type OAuthSettings } from './oauth.js';
-
-/**
- * Browser sign-in (authorization code + PKCE) split at the redirect, for the Integrations page's pop-up.
- * `serve` builds one with createSignIn() and hands it out as `ToolDeps.signIn`.
- */
-export interface SignInApi {
-  /**
-   * Starts a sign-in: returns the provider's authorization URL to open and its `state`. The state is kept
-   * in this process with its PKCE verifier, for 10 minutes, and works once. `redirectUri` must be the exact
-   * URI the provider's app registration lists (e.g. `http://127.0.0.1:8765/oauth/callback/outlook`).
-   */
-  beginSignIn(provider: Provider, options: { redirectUri: string; groups?: string[]; label?: string }): Promise<{ url: string; state: string }>;
-  /**
-   * Finishes it at the redirect: checks the state (and that `redirectUri` is the one it began with),
-   * exchanges the code with the verifier, asks the provider who signed in, and stores the account
-   * (or reconnects the account with the same label and identity). Throws InputError/AccountError/ProviderError
-   * with a message fit to show; never includes the code or a token.
-   */
-  completeSignIn(provider: Provider, options: { code: string; state: string; redirectUri: string }): Promise<Account>;
-}
 
 const STATE_TTL_MS = 10 * 60_000;
 const MAX_PENDING = 200;

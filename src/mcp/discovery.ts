@@ -1,6 +1,7 @@
 import * as z from 'zod/v4';
 import { InputError } from '../errors.js';
-import { defineTool, toMcpTool, type Tool } from '../tool.js';
+import { defineTool, summaryOf, type Tool } from '../tool.js';
+import { toMcpTool } from './tools.js';
 
 /**
  * Discovery mode: three small tools stand in for the whole list, so a model pays for a tool's
@@ -38,7 +39,7 @@ export function discoveryTools(all: Tool[]): Tool[] {
         .filter((x) => x.score > 0)
         .sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name))
         .slice(0, limit ?? 10);
-      return { tools: scored.map(({ t }) => ({ name: t.name, summary: t.description.split(/(?<=\.)\s/)[0]! })) };
+      return { tools: scored.map(({ t }) => ({ name: t.name, summary: summaryOf(t) })) };
     },
   });
 

@@ -6,18 +6,10 @@ import type { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { InputError } from '../errors.js';
+import { header, readBody, type Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { closeCancelledStreams, resumeOrPrime, SSE_RETRY_MS } from './streams.js';
-
-export interface Route {
-  method: string;
-  /** Exact path ('/' is exact: the Integrations page), or a prefix ending in '/'. */
-  path: string;
-  /** Webhook and OAuth routes are reached by providers and browsers, not with the bearer token. */
-  public?: boolean;
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void;
-}
 
 export interface HttpListenerOptions {
   host: string;
@@ -300,25 +292,6 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
-}
-
-export function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** The whole request body, or undefined when it is over `maxBytes` (the rest is still read, so the answer arrives). */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxBytes) chunks.push(chunk);
-    });
-    req.on('error', () => resolve(undefined));
-    req.on('end', () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks)));
-  });
 }
 
 /** Reads a JSON body; answers 400 or 413 itself and resolves undefined when it cannot. */

@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
@@ -18,11 +19,15 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { randomUUID } from 'node:crypto';
 import { describeAccount } from '../accounts/tools.js';
-import { AccountError, toErrorResult } from '../errors.js';
+import { AccountError, ShutdownError } from '../errors.js';
 import type { Provider } from '../store/types.js';
 import type { Logger } from '../log.js';
 import { invalidParams, onRequest, refuseCursor, RequestError, RESOURCE_NOT_FOUND } from './requests.js';
-import { toMcpTool, toResult, type CallContext, type Tool, type ToolDeps } from '../tool.js';
+import type { CallContext, Tool, ToolDeps } from '../tool.js';
+import { toErrorResult, toMcpTool, toResult } from './tools.js';
+
+/** One client session's MCP server, as createServer and createLazyServer build it. */
+export type McpServer = Server;
 
 export interface ServerDeps extends ToolDeps {
   tools: Tool[];
@@ -99,9 +104,7 @@ async function callTool(
       deps.logger.error('unexpected tool failure', { tool: tool.name, message: deps.redactor.redact(String((error as Error)?.stack ?? error)) });
     }
     const offered = await offerSignIn(server, deps, error).catch(() => false);
-    const result = toErrorResult(error, deps.redactor);
-    if (offered) (result.content[0] as { text: string }).text += ' A sign-in link was offered to the user; once they have signed in, call the tool again.';
-    return result;
+    return toErrorResult(error, { redactor: deps.redactor, signInOffered: offered });
   }
 }
 
@@ -137,6 +140,11 @@ export function createServer(deps: ServerDeps): Server {
   return createLazyServer({ version: deps.version, listed: listedTools(deps.tools), deps: Promise.resolve(deps) });
 }
 
+/** Serves one client over standard input and output. */
+export async function connectStdio(server: Server, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<void> {
+  await server.connect(new StdioServerTransport(stdin as never, stdout as never));
+}
+
 /** As createServer, for a process that answers its first requests before it has loaded its tools and store. */
 export function createLazyServer(setup: ServerSetup): Server {
   const server = new Server(
@@ -165,7 +173,7 @@ export function createLazyServer(setup: ServerSetup): Server {
       throw invalidParams(`Unknown tool "${request.params.name}"; tools/list shows the ${listed.length} tools.`);
     }
     if (deps.drain?.stopping.aborted) {
-      return { isError: true, content: [{ type: 'text', text: 'Switchboard is shutting down and takes no new tool calls: call again once it is back.' }] };
+      return toErrorResult(new ShutdownError());
     }
     const call = () => callTool(server, deps, tool, request.params, extra);
     // Every result leaves through the redactor, success or not: a provider may echo the credential in any body.

@@ -16,9 +16,7 @@ import { bearerToken, isObject } from './util.js';
  * reaches (/me, /users/{id}, or the personal account's own), and the seed.
  */
 
-export { buildContact, type GraphContact } from './outlook.contacts.js';
-export { buildEvent, type GraphCalendar, type GraphEvent } from './outlook.events.js';
-export { graphDateTime, toUtcMs, type GraphDateTime } from './outlook.time.js';
+export { buildContact } from './outlook.contacts.js';
 
 export interface OutlookCategory {
   id: string;

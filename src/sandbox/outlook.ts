@@ -4,7 +4,7 @@ import { controlRoutes, deltaRoutes } from './outlook.delta.js';
 import { calendarRoutes, seedCalendar, withPersonalAccount, type CalendarState, type OutlookCategory } from './outlook.calendar.js';
 import { FOLDERS, MAILBOXES, MESSAGES, USER, type MessageSeed } from './outlook.data.js';
 import { folderRoutes } from './outlook.folders.js';
-import { buildMessage, mailRoutes, resolveFolder, type NewMessage } from './outlook.mail.js';
+import { buildMessage, mailRoutes } from './outlook.mail.js';
 import { GraphError, graphError, nextGraphId, wantsTextBody, type Person, type Recipient } from './outlook.query.js';
 import { hexId, withMiddleware } from './util.js';
 

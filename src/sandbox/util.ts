@@ -43,10 +43,6 @@ export function buildQuery(params: Array<[string, string]>): string {
     .join('&');
 }
 
-export function json(status: number, body: unknown, headers?: Record<string, string>): SandboxResponse {
-  return { status, body, headers };
-}
-
 export function sha1(data: string | Buffer): string {
   return createHash('sha1').update(data).digest('hex');
 }
@@ -58,10 +54,6 @@ export function hexId(seed: string, length = 24): string {
 
 export function isObject(value: unknown): value is Record<string, any> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function toBase64(text: string | Buffer): string {
-  return Buffer.from(text).toString('base64');
 }
 
 /** Clamped positive integer from a query value. */

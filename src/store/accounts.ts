@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { AccountError, InputError } from '../errors.js';
+import { AccountError, connectCommand, InputError, reconnectMessage } from '../errors.js';
 import { checkBaseUrl } from '../http/url-guard.js';
 import type { Redactor } from '../redact.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
@@ -31,6 +31,7 @@ interface AccountRow {
 }
 
 const MAX_LABEL_LENGTH = 64;
+// eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 const STATUSES: readonly AccountStatus[] = ['active', 'needs_reconnect'];
@@ -38,31 +39,6 @@ const ORDER = 'ORDER BY provider, created_at, rowid';
 
 export function newAccountId(): string {
   return 'acc_' + Array.from(randomBytes(10), (byte) => BASE32[byte % 32]).join('');
-}
-
-/** How an account of this provider is connected: the way it was signed in before (meta.signIn), else a token or key. */
-export function connectCommand(provider: Provider, label?: string, signIn?: string, baseUrl?: string | null): string {
-  const labelFlag = label === undefined ? '' : ` --label "${label}"`;
-  if (signIn === 'device' || signIn === 'browser') return `switchboard accounts add ${provider} --${signIn}${labelFlag}`;
-  const baseFlag = baseUrl ? ` --base-url ${baseUrl}` : '';
-  return `switchboard accounts add ${provider}${labelFlag}${baseFlag} ${provider === 'sales' ? '--api-key-stdin' : '--token-stdin'}`;
-}
-
-/** What a tool answers for an account whose credential was refused or could not be refreshed: the exact way back. */
-export function reconnectMessage(account: Pick<Account, 'id' | 'provider' | 'label' | 'meta' | 'baseUrl'>): string {
-  const signIn = account.meta.signIn;
-  const head = `The ${account.provider} account "${account.label}" needs to be reconnected`;
-  if (signIn === 'device' || signIn === 'browser') {
-    return (
-      `${head}: its sign-in has expired or was revoked (status needs_reconnect). ` +
-      `Sign in again with: ${connectCommand(account.provider, account.label, signIn)} ` +
-      `(or Sign in under Add Integration on the Integrations page); the account keeps its id, triggers and settings.`
-    );
-  }
-  return (
-    `${head}: its credential was refused or has expired. ` +
-    `Remove it (switchboard accounts remove ${account.id}) and connect it again: ${connectCommand(account.provider, account.label, undefined, account.baseUrl)}.`
-  );
 }
 
 const TOUCH_INTERVAL_MS = 60_000;

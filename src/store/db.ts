@@ -8,7 +8,7 @@ import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, loadK
 import { SqliteEventStore } from './events.js';
 import { SqliteHookStore } from './hooks.js';
 import { runMigrations } from './migrations.js';
-import { sqliteSalesCache, type SalesCacheStore } from './sales-cache.js';
+import { sqliteSalesCache } from './sales-cache.js';
 import { SqliteTriggerStore } from './triggers.js';
 import type { Store } from './types.js';
 
@@ -25,7 +25,6 @@ export interface OpenStoreOptions {
 /** The SQLite store; `db` lets later modules (triggers, events) use the same connection for their own tables. */
 export interface SqliteStore extends Store {
   readonly db: Database.Database;
-  readonly salesCache: SalesCacheStore;
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<SqliteStore> {

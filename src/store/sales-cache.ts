@@ -1,30 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { decryptSecret, deriveKey, encryptSecret } from './crypto.js';
-import type { Store } from './types.js';
-
-/** Successful sales lookups, per account, kind ('person' | 'company') and normalised identifier. */
-export interface SalesCacheStore {
-  /** The stored JSON of each key found, written at or after `since` (ISO 8601). */
-  get(accountId: string, kind: string, keys: string[], since: string): Promise<Map<string, string>>;
-  put(accountId: string, kind: string, entries: Array<[key: string, json: string]>, at: string): Promise<void>;
-  /** Deletes the account's entries written before `before`; returns how many. */
-  purge(accountId: string, before: string): Promise<number>;
-}
-
-const memory = new WeakMap<Store, SalesCacheStore>();
-
-/**
- * The cache of a store: the SQLite store's own (table sales_cache, encrypted, so it survives restarts),
- * in memory otherwise (a store that is not SQLite).
- */
-export function salesCacheStore(store: Store): SalesCacheStore {
-  const own = (store as Store & { salesCache?: SalesCacheStore }).salesCache;
-  if (own) return own;
-  let cache = memory.get(store);
-  if (!cache) memory.set(store, (cache = memoryCache()));
-  return cache;
-}
+import type { SalesCacheStore } from './types.js';
 
 /**
  * Names, emails and phone numbers are personal data: each result is encrypted with the store key
@@ -78,29 +55,6 @@ export function sqliteSalesCache(db: Database.Database, key: Buffer, guard: () =
     },
     async purge(accountId, before) {
       return remove.run(accountId, before).changes;
-    },
-  };
-}
-
-function memoryCache(): SalesCacheStore {
-  const rows = new Map<string, { accountId: string; json: string; at: string }>();
-  const id = (accountId: string, kind: string, key: string) => JSON.stringify([accountId, kind, key]);
-  return {
-    async get(accountId, kind, keys, since) {
-      const found = new Map<string, string>();
-      for (const key of keys) {
-        const row = rows.get(id(accountId, kind, key));
-        if (row && row.at >= since) found.set(key, row.json);
-      }
-      return found;
-    },
-    async put(accountId, kind, entries, at) {
-      for (const [key, json] of entries) rows.set(id(accountId, kind, key), { accountId, json, at });
-    },
-    async purge(accountId, before) {
-      let n = 0;
-      for (const [k, row] of rows) if (row.accountId === accountId && row.at < before && rows.delete(k)) n++;
-      return n;
     },
   };
 }

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
-import type { CommitInput, NewTrigger, Trigger, TriggerEvent, TriggerSecrets, TriggerStore } from './types.js';
+import { newTriggerId, type CommitInput, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from './types.js';
 
 export interface TriggerRow {
   id: string;
@@ -35,10 +34,6 @@ export interface EventRow {
 
 /** Forwarding is retried for this long after an event was committed. */
 export const FORWARD_WINDOW_MS = 24 * 60 * 60 * 1000;
-
-export function newTriggerId(): string {
-  return 'trg_' + randomBytes(8).toString('hex');
-}
 
 export function toEvent(row: EventRow): TriggerEvent {
   return {

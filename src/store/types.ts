@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 export const PROVIDERS = ['outlook', 'sales', 'github', 'vercel'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
@@ -96,7 +98,17 @@ export interface Store {
   triggers: TriggerStore;
   events: EventStore;
   hooks: HookStore;
+  salesCache: SalesCacheStore;
   close(): Promise<void>;
+}
+
+/** Successful sales lookups, per account, kind ('person' | 'company') and normalised identifier. */
+export interface SalesCacheStore {
+  /** The stored JSON of each key found, written at or after `since` (ISO 8601). */
+  get(accountId: string, kind: string, keys: string[], since: string): Promise<Map<string, string>>;
+  put(accountId: string, kind: string, entries: Array<[key: string, json: string]>, at: string): Promise<void>;
+  /** Deletes the account's entries written before `before`; returns how many. */
+  purge(accountId: string, before: string): Promise<number>;
 }
 
 export type TriggerStatus = 'active' | 'failing';
@@ -129,6 +141,11 @@ export interface TriggerSecrets {
   /** The webhook secret this one replaced, still accepted until `previousWebhookUntil` (ISO time). */
   previousWebhook?: string;
   previousWebhookUntil?: string;
+}
+
+/** A new trigger id, for a trigger whose set-up needs its id before it is stored (a webhook URL names it). */
+export function newTriggerId(): string {
+  return 'trg_' + randomBytes(8).toString('hex');
 }
 
 export interface NewTrigger {

@@ -1,3 +1,4 @@
+import type { EventFeed } from '../contracts/triggers.js';
 import type { EventStore, TriggerEvent } from '../store/types.js';
 
 const BATCH = 500;
@@ -8,7 +9,7 @@ export type EventListener = (events: TriggerEvent[]) => void;
  * Every process tails the durable log, so events committed by any process on the same
  * data dir reach this process's clients; a commit in this process is seen at once (poke).
  */
-export class EventLog {
+export class EventLog implements EventFeed {
   private readonly listeners = new Set<EventListener>();
   private position = 0;
   private timer: NodeJS.Timeout | undefined;

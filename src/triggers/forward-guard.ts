@@ -2,15 +2,8 @@ import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent } from 'undici';
+import type { ForwardPolicy } from '../contracts/triggers.js';
 import { InputError } from '../errors.js';
-
-/** Where events may be forwarded. Loopback and public addresses always; private networks when the operator allows them. */
-export interface ForwardPolicy {
-  /** SWITCHBOARD_FORWARD_ALLOW_PRIVATE: 10/8, 172.16/12, 192.168/16, 100.64/10 and fc00::/7 may be forwarded to. */
-  allowPrivate: boolean;
-  /** Resolves a host name to its addresses; the system resolver unless a test injects one. */
-  resolve?: (hostname: string) => Promise<string[]>;
-}
 
 export const ALLOW_PRIVATE_SETTING = 'SWITCHBOARD_FORWARD_ALLOW_PRIVATE';
 

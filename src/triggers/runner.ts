@@ -10,7 +10,7 @@ import type { EventLog } from './event-log.js';
 import type { Dispatcher } from 'undici';
 import { DEFAULT_FORWARD_OPTIONS, forwardOnce, type ForwardOptions } from './forward.js';
 import { forwardDispatcher } from './forward-guard.js';
-import type { TriggerKind } from './kind.js';
+import type { TriggerKind } from '../contracts/triggers.js';
 
 export const RUNNER_LEASE = 'runner';
 

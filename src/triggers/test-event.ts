@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InputError } from '../errors.js';
 import type { Store, TriggerEvent } from '../store/types.js';
-import type { EventLog } from './event-log.js';
+import type { EventFeed } from '../contracts/triggers.js';
 
 /** Dedupe keys of test events start with this, so any reader can tell them from real ones without the payload. */
 export const TEST_EVENT_KEY_PREFIX = 'test:';
@@ -10,7 +10,7 @@ export const TEST_EVENT_KEY_PREFIX = 'test:';
  * Commits a synthetic event for a trigger through the normal event log, so MCP clients, `events tail` and
  * forwarding receive it like any other; its payload says `test: true` and its summary says it is a test.
  */
-export async function sendTestEvent(store: Store, log: EventLog, triggerId: string, from: string): Promise<TriggerEvent> {
+export async function sendTestEvent(store: Store, log: EventFeed, triggerId: string, from: string): Promise<TriggerEvent> {
   const trigger = await store.triggers.get(triggerId);
   if (!trigger) throw new InputError(`No trigger "${triggerId}"; it may have been removed.`, 'id');
   const sentAt = new Date().toISOString();

@@ -3,13 +3,13 @@ import * as z from 'zod/v4';
 import { CONNECTORS } from '../connectors/index.js';
 import { InputError } from '../errors.js';
 import { readingAnswers } from '../http/client.js';
-import type { Store, Trigger } from '../store/types.js';
-import { defineTool, parseInput, type CallContext, type TriggerRuntime } from '../tool.js';
+import { newTriggerId, type Store, type Trigger } from '../store/types.js';
+import type { TriggerRuntime } from '../contracts/triggers.js';
+import { defineTool, parseInput, type CallContext } from '../tool.js';
 import { eventJson } from './forward.js';
 import { checkForwardUrl } from './forward-guard.js';
-import type { SetupResult } from './kind.js';
+import type { SetupResult } from '../contracts/triggers.js';
 import { TRIGGER_KINDS } from './kinds.js';
-import { newTriggerId } from '../store/triggers.js';
 
 const KIND_NAMES = [...TRIGGER_KINDS.keys()] as [string, ...string[]];
 

@@ -2,10 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { header, readBody, type Route } from '../mcp/http.js';
+import { header, readBody, type Route } from '../http/incoming.js';
 import type { Store, Trigger } from '../store/types.js';
 import type { EventLog } from './event-log.js';
-import type { TriggerKind, WebhookDelivery } from './kind.js';
+import type { TriggerKind, WebhookDelivery } from '../contracts/triggers.js';
 
 /** GitHub sends at most 25 MB; anything larger is not a delivery. */
 const MAX_DELIVERY_BYTES = 26 * 1024 * 1024;

@@ -2,13 +2,12 @@ import { accountBaseUrl } from '../accounts/base-url.js';
 import { connectAccount } from '../accounts/commands.js';
 import { checkProvider } from '../config.js';
 import type { Config } from '../config.js';
-import { AccountError, InputError, ProviderError, toErrorResult } from '../errors.js';
+import { AccountError, errorMessage, InputError, ProviderError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Provider } from '../store/types.js';
 import type { CallContext, ToolDeps } from '../tool.js';
 import { sendTestEvent } from '../triggers/test-event.js';
 import { triggersCreate, triggersDelete } from '../triggers/tools.js';
-import type { SignInApi } from '../accounts/sign-in.js';
+import type { SignInApi } from '../contracts/accounts.js';
 import { field, type Form } from './respond.js';
 import { configFromForm, formFieldOf, kindChoices } from './trigger-form.js';
 
@@ -54,7 +53,7 @@ export interface WebDeps {
 
 /** The message an error shows on the page: the one error text of the tools, with any submitted secret removed. */
 export function errorText(error: unknown, w: WebDeps, ...secrets: string[]): string {
-  return scrub((toErrorResult(error).content[0] as { text: string }).text, w, ...secrets);
+  return scrub(errorMessage(error), w, ...secrets);
 }
 
 function scrub(text: string, w: WebDeps, ...secrets: string[]): string {

@@ -1,2 +1,1 @@
 export { webRoutes, type WebDeps } from './routes.js';
-export { html, raw, escapeHtml, SafeHtml } from './html.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Route } from '../mcp/http.js';
+import type { Route } from '../http/incoming.js';
 import type { TriggerEvent } from '../store/types.js';
 import type { WebDeps } from './actions.js';
 import { eventJsonForPage } from './events-view.js';

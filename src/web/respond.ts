@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from '../mcp/http.js';
+import { readBody } from '../http/incoming.js';
 import type { SafeHtml } from './html.js';
 
 const MAX_FORM_BYTES = 64 * 1024;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Route } from '../mcp/http.js';
+import type { Route } from '../http/incoming.js';
 import { PROVIDERS } from '../store/types.js';
 import { triggersList } from '../triggers/tools.js';
 import { confirmRemovePage } from './accounts-view.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SignInApi } from '../accounts/sign-in.js';
+import type { SignInApi } from '../contracts/accounts.js';
 import type { Provider } from '../store/types.js';
 import { errorText, type WebDeps } from './actions.js';
 import { html, type SafeHtml } from './html.js';

@@ -1,7 +1,7 @@
 import { InputError } from '../errors.js';
 import { inputJsonSchema } from '../schema.js';
 import type { Account, Provider } from '../store/types.js';
-import type { TriggerKind } from '../triggers/kind.js';
+import type { TriggerKind } from '../contracts/triggers.js';
 import { FormView, type FormProblem } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField } from './layout.js';

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { githubKinds } from '../../src/connectors/github/triggers.js';
 import { HOOK_EVENTS, kindsFor, outcomeOf } from '../../src/connectors/github/webhooks.js';
-import type { WebhookDelivery } from '../../src/triggers/kind.js';
+import type { WebhookDelivery } from '../../src/contracts/triggers.js';
 
 /** The real example payloads of @octokit/webhooks-examples: [{name, actions, examples}]. */
 const EXAMPLES = createRequire(import.meta.url)('@octokit/webhooks-examples/api.github.com/index.json') as Array<{

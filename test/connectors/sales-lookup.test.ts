@@ -7,7 +7,6 @@ import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS } from '../../src/sandbox/index.js';
 import { buildTools } from '../../src/registry.js';
 import { openStore, type SqliteStore } from '../../src/store/index.js';
-import { salesCacheStore } from '../../src/store/sales-cache.js';
 import { startHarness, type Harness } from '../harness.js';
 
 let h: Harness;
@@ -202,7 +201,7 @@ describe('the lookup cache', () => {
     const reopened = await openStore({ dataDir: h.dataDir, secretKey: 'test-secret-key' });
     try {
       const account = (await reopened.accounts.resolve('sales')).account;
-      const rows = await salesCacheStore(reopened).get(account.id, 'company', ['domain:initech.example'], '1970-01-01T00:00:00.000Z');
+      const rows = await reopened.salesCache.get(account.id, 'company', ['domain:initech.example'], '1970-01-01T00:00:00.000Z');
       expect(JSON.parse(rows.get('domain:initech.example')!)).toMatchObject({ name: 'Initech', domain: 'initech.example' });
     } finally {
       await reopened.close();

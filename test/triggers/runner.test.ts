@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { openStore, type SqliteStore } from '../../src/store/index.js';
 import { EventLog } from '../../src/triggers/event-log.js';
-import type { TriggerKind } from '../../src/triggers/kind.js';
+import type { TriggerKind } from '../../src/contracts/triggers.js';
 import { Runner } from '../../src/triggers/runner.js';
 
 let dir: string;

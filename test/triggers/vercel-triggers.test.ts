@@ -9,7 +9,7 @@ import { SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { startSandboxServer, type SandboxRequest } from '../../src/sandbox/server.js';
 import { USER_ID } from '../../src/sandbox/vercel.data.js';
 import { registerWebhook, vercelWebhooksIdle } from '../../src/sandbox/vercel.webhooks.js';
-import type { WebhookDelivery } from '../../src/triggers/kind.js';
+import type { WebhookDelivery } from '../../src/contracts/triggers.js';
 import { startHarness, type Harness } from '../harness.js';
 import { http } from '../sandbox/http.js';
 

@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { InputError, ProviderError } from '../../errors.js';
 import type { Api } from '../../http/client.js';
 import type { Account, Store, Trigger } from '../../store/types.js';
-import type { SetupContext } from '../../triggers/kind.js';
+import type { SetupContext } from '../../contracts/triggers.js';
 
 /**
  * One GitHub webhook per (account, target) — a repository or an organization — created by

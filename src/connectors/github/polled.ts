@@ -2,7 +2,7 @@ import * as z from 'zod/v4';
 import { InputError } from '../../errors.js';
 import type { Api } from '../../http/client.js';
 import type { NewEvent } from '../../store/types.js';
-import { DEFAULT_POLL_INTERVAL_S, type PollContext, type PollResult, type SetupContext, type SetupResult, type TriggerKind } from '../../triggers/kind.js';
+import { DEFAULT_POLL_INTERVAL_S, type PollContext, type PollResult, type SetupContext, type SetupResult, type TriggerKind } from '../../contracts/triggers.js';
 import { clip, isoTime, line, login } from './webhooks.js';
 
 /**
@@ -307,5 +307,3 @@ export const newWatcher: TriggerKind = {
   provider: { setup: async (ctx) => ({ next: setupText(`the watchers of ${ctx.config.repo}`, ctx.config, 'within one poll interval') }) },
   poll: { intervalMs, run: pollWatchers },
 };
-
-export const polledKinds = { newGist, newMention, newWatcher };

@@ -1,7 +1,7 @@
 import * as z from 'zod/v4';
 import { InputError } from '../../errors.js';
 import type { NewEvent, Trigger } from '../../store/types.js';
-import type { PollContext, PollResult, SetupContext, SetupResult, TriggerKind, WebhookDelivery } from '../../triggers/kind.js';
+import type { PollContext, PollResult, SetupContext, SetupResult, TriggerKind, WebhookDelivery } from '../../contracts/triggers.js';
 import { deliveryUrl, joinHook, leaveHook, orgTarget, repoTarget } from './hooks.js';
 import { intervalMs, pollIntervalShape } from './polled.js';
 import { HOOK_EVENTS, isoTime, issueShape, kindsFor, login, type Classified, type GithubPayload } from './webhooks.js';

@@ -1,4 +1,4 @@
-import type { TriggerKind } from '../../triggers/kind.js';
+import type { TriggerKind } from '../../contracts/triggers.js';
 import { newGist, newMention, newWatcher } from './polled.js';
 import { newComment, newIssue, newLabelOnIssue, newPullRequest, newPullRequestReview, newReviewRequest, updatedIssue, updatedPullRequest } from './triggers.issues.js';
 import { newCardInColumn, newCollaborator, newWorkflowJob, newWorkflowRun, projectItemStatusChanged } from './triggers.ops.js';

@@ -8,7 +8,7 @@ import { outlook } from './connector.js';
 const SELECT = 'displayName,givenName,surname,emailAddresses,companyName,jobTitle,mobilePhone,businessPhones';
 
 /** The contact fields create_contact and update_contact share; on update, collections and the address are replaced whole. */
-function contactShape(update: boolean) {
+function contactShape() {
   return {
     givenName: z.string().optional().describe('First name'),
     surname: z.string().optional().describe('Last name'),
@@ -90,7 +90,7 @@ const createContact = outlook.tool({
   description:
     'Create a contact; returns it with its id. ' +
     'Check outlook_find_contact first to avoid a duplicate.',
-  input: z.object(contactShape(false)).strict(),
+  input: z.object(contactShape()).strict(),
   output: contactOutput,
   effect: 'write',
   async run(input, { api, account }) {
@@ -109,7 +109,7 @@ const updateContact = outlook.tool({
   description:
     'Change the given fields of a contact (lists and the address replaced whole). ' +
     'Ids come from outlook_find_contact.',
-  input: z.object({ id: z.string().min(1).describe('Contact id'), ...contactShape(true) }).strict(),
+  input: z.object({ id: z.string().min(1).describe('Contact id'), ...contactShape() }).strict(),
   output: contactOutput,
   effect: 'write',
   idempotent: true,

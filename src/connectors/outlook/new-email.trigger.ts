@@ -2,7 +2,7 @@ import * as z from 'zod/v4';
 import { InputError, ProviderError } from '../../errors.js';
 import type { Api } from '../../http/client.js';
 import type { NewEvent } from '../../store/types.js';
-import { DEFAULT_POLL_INTERVAL_S, MIN_POLL_INTERVAL_S, type PollContext, type PollResult, type TriggerKind } from '../../triggers/kind.js';
+import { DEFAULT_POLL_INTERVAL_S, MIN_POLL_INTERVAL_S, type PollContext, type PollResult, type TriggerKind } from '../../contracts/triggers.js';
 import { matchesFilter, parseFilter, type ParsedFilter } from './filter.js';
 
 /** The specification: emails with any attachment over 25 MB are not processed. */

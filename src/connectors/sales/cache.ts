@@ -1,4 +1,3 @@
-import { salesCacheStore } from '../../store/sales-cache.js';
 import type { AccountContext, ToolDeps } from '../../tool.js';
 import type { Kind, RecordOf } from './records.js';
 
@@ -19,7 +18,7 @@ export interface LookupCache<R> {
 
 /** The account's cache of successful lookups of one kind; expired entries of the account are dropped first. */
 export async function lookupCache<K extends Kind>(ctx: Pick<AccountContext, 'deps' | 'account'>, kind: K, now = Date.now()): Promise<LookupCache<RecordOf<K>>> {
-  const store = salesCacheStore(ctx.deps.store);
+  const store = ctx.deps.store.salesCache;
   const days = cacheDays(ctx.deps);
   const since = new Date(now - days * 86_400_000).toISOString();
   const accountId = ctx.account.id;

@@ -143,5 +143,3 @@ export const enrichCompanies = sales.tool({
   effect: 'read',
   run: ({ companies, refresh }, ctx) => enrich('company', companies, refresh, ctx),
 });
-
-export const enrichTools = [enrichContacts, enrichCompanies];

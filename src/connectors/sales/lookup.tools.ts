@@ -65,5 +65,3 @@ export const findCompany = sales.tool({
     return { ...rest, ...(record ? { company: record } : {}) };
   },
 });
-
-export const lookupTools = [findContact, findCompany];

@@ -211,5 +211,3 @@ export const searchCompanies = sales.tool({
     return { companies, ...rest };
   },
 });
-
-export const searchTools = [searchContacts, searchCompanies];

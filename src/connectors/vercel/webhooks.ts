@@ -2,7 +2,7 @@ import * as z from 'zod/v4';
 import { InputError, ProviderError } from '../../errors.js';
 import type { Api } from '../../http/client.js';
 import type { NewEvent, Trigger } from '../../store/types.js';
-import type { SetupContext, SetupResult, TriggerKind, WebhookDelivery } from '../../triggers/kind.js';
+import type { SetupContext, SetupResult, TriggerKind, WebhookDelivery } from '../../contracts/triggers.js';
 
 /**
  * Vercel deployment triggers: started, completed, failed, canceled. Each trigger has its own webhook

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { Config } from './config.js';
-import { selectTools } from './tool-selection.js';
-import type { Provider } from './store/types.js';
+import type { Config } from '../config.js';
+import { selectTools } from '../tool-selection.js';
+import type { Provider } from '../store/types.js';
 
 /** One tool as tools/list shows it, with the connector whose toolset holds it (none for platform tools). */
 export interface ManifestEntry {
@@ -22,7 +22,7 @@ export interface ToolManifest {
   discover: McpTool[];
 }
 
-export const TOOL_MANIFEST_URL = new URL('./tools.json', import.meta.url);
+export const TOOL_MANIFEST_URL = new URL('../tools.json', import.meta.url);
 
 /** The build's manifest; undefined when there is none (running from the sources), so the caller converts the tools itself. */
 export function readToolManifest(url: URL = TOOL_MANIFEST_URL): ToolManifest | undefined {

@@ -1,6 +1,6 @@
 import type { Api } from '../http/client.js';
-import type { Account, NewEvent, Provider, Store, Trigger, TriggerSecrets } from '../store/types.js';
-import type { ObjectSchema } from '../tool.js';
+import type { ObjectSchema } from '../schema.js';
+import type { Account, NewEvent, Provider, Store, Trigger, TriggerEvent, TriggerSecrets } from '../store/types.js';
 
 export interface PollContext {
   trigger: Trigger;
@@ -79,4 +79,32 @@ export interface ProviderSetup {
   setup(ctx: SetupContext): Promise<SetupResult>;
   /** Runs when the trigger is deleted: removes what setup created once nothing else uses it. */
   teardown?(ctx: { trigger: Trigger; account: Account; api: Api; store: Store }): Promise<void>;
+}
+
+/** Trigger kinds, the event log and the runner, as tools see them; absent where a process serves no triggers. */
+export interface TriggerRuntime {
+  kinds: Map<string, TriggerKind>;
+  log: EventFeed;
+  /** Ask the runner (when this process holds it) to poll a trigger soon. */
+  pollSoon?(triggerId: string): void;
+  publicUrl?: string;
+}
+
+/** The durable event log as this process tails it (EventLog). */
+export interface EventFeed {
+  /** The newest event id this process has delivered to its listeners. */
+  readonly lastSeen: number;
+  subscribe(listener: (events: TriggerEvent[]) => void): () => void;
+  /** Reads anything new now. */
+  poke(): Promise<void>;
+  /** Resolves when an event after `cursor` (of these triggers, or any) arrives, after `timeoutMs`, or on abort. */
+  waitFor(cursor: number, triggerIds: string[] | undefined, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** Where events may be forwarded. Loopback and public addresses always; private networks when the operator allows them. */
+export interface ForwardPolicy {
+  /** SWITCHBOARD_FORWARD_ALLOW_PRIVATE: 10/8, 172.16/12, 192.168/16, 100.64/10 and fc00::/7 may be forwarded to. */
+  allowPrivate: boolean;
+  /** Resolves a host name to its addresses; the system resolver unless a test injects one. */
+  resolve?: (hostname: string) => Promise<string[]>;
 }

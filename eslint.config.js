@@ -1,0 +1,122 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import ts from 'typescript';
+import tseslint from 'typescript-eslint';
+
+const SRC = fileURLToPath(new URL('./src', import.meta.url));
+
+/** A folder of src, or a file at its top: the units between which no import may go round in a circle. */
+const unitOf = (file) => relative(SRC, file).split(sep)[0];
+
+/** The file a relative import names (NodeNext imports say .js for the .ts source); undefined for a package. */
+const importedFile = (file, specifier) => (specifier.startsWith('.') ? resolve(dirname(file), specifier.replace(/\.js$/, '.ts')) : undefined);
+
+let unitImports;
+/** Which units each unit imports, read once per lint run from every source file (static, type and dynamic imports). */
+function unitGraph() {
+  if (unitImports) return unitImports;
+  unitImports = new Map();
+  for (const entry of readdirSync(SRC, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const file = join(entry.parentPath, entry.name);
+    for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+      const target = importedFile(file, fileName);
+      if (!target?.startsWith(SRC + sep) || unitOf(target) === unitOf(file)) continue;
+      if (!unitImports.has(unitOf(file))) unitImports.set(unitOf(file), new Set());
+      unitImports.get(unitOf(file)).add(unitOf(target));
+    }
+  }
+  return unitImports;
+}
+
+/** The shortest chain of unit imports from `from` to `to`, or undefined when there is none. */
+function chain(graph, from, to) {
+  const previous = new Map([[from, undefined]]);
+  for (const queue = [from]; queue.length; ) {
+    const unit = queue.shift();
+    if (unit === to) {
+      const path = [];
+      for (let u = to; u !== undefined; u = previous.get(u)) path.unshift(u);
+      return path;
+    }
+    for (const next of graph.get(unit) ?? []) {
+      if (previous.has(next)) continue;
+      previous.set(next, unit);
+      queue.push(next);
+    }
+  }
+  return undefined;
+}
+
+/** No import circle between the folders of src (each file at its top counts as a folder of its own). */
+const noFolderCycle = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { circle: 'This import closes an import circle between folders: {{circle}}. Move what it needs (a contract) below both, e.g. into src/contracts/.' },
+  },
+  create(context) {
+    const file = context.physicalFilename;
+    if (!file.startsWith(SRC + sep)) return {};
+    const check = (node) => {
+      const target = typeof node.source?.value === 'string' ? importedFile(file, node.source.value) : undefined;
+      if (!target?.startsWith(SRC + sep) || unitOf(target) === unitOf(file)) return;
+      const back = chain(unitGraph(), unitOf(target), unitOf(file));
+      if (back) context.report({ node, messageId: 'circle', data: { circle: [unitOf(file), ...back].join(' → ') } });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
+/** Every file of src outside `folder`. */
+const outside = (folder) => ['./src/*.ts', `./src/!(${folder})/**`];
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'test-artifacts/', 'bench/'] },
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    extends: [tseslint.configs.recommended],
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-expressions': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      'no-control-regex': 'error',
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX, local: { rules: { 'no-folder-cycle': noFolderCycle } } },
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json', '.node'], extensionAlias: { '.js': ['.ts', '.js'] } })] },
+    rules: {
+      'local/no-folder-cycle': 'error',
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: outside('mcp'),
+              from: './node_modules/@modelcontextprotocol/sdk',
+              message: 'The MCP SDK is used in src/mcp only; give the rest of the code a type or function from there.',
+            },
+            {
+              target: outside('sandbox'),
+              from: './src/sandbox',
+              except: ['./load.ts'],
+              message: 'The stand-in providers are reached only through loadSandbox() (src/sandbox/load.ts), which loads them when --sandbox asks.',
+            },
+            {
+              target: outside('store'),
+              from: './src/store',
+              except: ['./types.ts', './index.ts'],
+              message: 'Outside src/store, use the Store contract (store/types.ts) and openStore (store/index.ts) only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+);
