@@ -3,7 +3,8 @@ import addFormats from 'ajv-formats';
 import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTools } from '../src/registry.js';
-import { defineTool, toMcpTool } from '../src/tool.js';
+import { toMcpTool } from '../src/mcp/tools.js';
+import { defineTool } from '../src/tool.js';
 import { startHarness, type Harness } from './harness.js';
 
 type Schema = Record<string, any>;
