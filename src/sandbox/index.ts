@@ -8,7 +8,7 @@ import { SALES_SAMPLE_KEY, createSalesState, salesRoutes, type SalesState } from
 import { startSandboxServer, type SandboxServer } from './server.js';
 import { VERCEL_SAMPLE_TOKEN, createVercelState, vercelRoutes, type VercelState } from './vercel.js';
 
-export { startSandboxServer, type Routes, type SandboxHandler, type SandboxRequest, type SandboxResponse, type SandboxServer } from './server.js';
+export { startSandboxServer, takeMisses, type Routes, type SandboxExchange, type SandboxHandler, type SandboxRequest, type SandboxResponse, type SandboxServer } from './server.js';
 export { createGithubState, githubRoutes, type GithubState } from './github.js';
 export { createOutlookState, outlookRoutes, type OutlookState } from './outlook.js';
 export { deliverEmail, expireDeltaTokens } from './outlook.delta.js';

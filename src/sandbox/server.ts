@@ -20,6 +20,19 @@ export interface SandboxResponse {
   body?: unknown;
 }
 
+/** One request and the answer it got, as sent on the wire. */
+export interface SandboxExchange {
+  request: SandboxRequest;
+  /** The route key that answered, or undefined for a miss. */
+  route?: string;
+  /** Whether a test's `use` or `once` answered instead of the sandbox's own route. */
+  injected: boolean;
+  status: number;
+  headers: Record<string, string>;
+  /** The answer's body as sent (JSON bodies already serialized). */
+  payload?: Buffer | string;
+}
+
 export type SandboxHandler = (req: SandboxRequest) => SandboxResponse | Promise<SandboxResponse>;
 
 /** A route table keyed 'METHOD /path/:param'; a `*rest` segment matches the rest of the path. */
@@ -30,6 +43,8 @@ export interface SandboxServer {
   url: string;
   /** Every request received, in order. */
   requests: SandboxRequest[];
+  /** Every answer given, in order. */
+  exchanges: SandboxExchange[];
   /** Requests that matched no route (answered 501). */
   misses: SandboxRequest[];
   /** Replace or add one route until reset(). */
@@ -74,6 +89,7 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
   let overrides = new Map<string, SandboxHandler>();
   let queued = new Map<string, SandboxResponse[]>();
   const requests: SandboxRequest[] = [];
+  const exchanges: SandboxExchange[] = [];
   const misses: SandboxRequest[] = [];
   let compiled: CompiledRoute[] = [];
   const recompile = () => {
@@ -83,7 +99,7 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
   };
   recompile();
 
-  const server: Server = createServer((req, res) => {
+  const http: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -101,13 +117,17 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
       requests.push(request);
       const match = findRoute(compiled, request.method, url.pathname);
       let response: SandboxResponse;
+      let injected = false;
       if (!match) {
         misses.push(request);
+        unchecked.add(server);
         response = { status: 501, body: { error: { code: 'NotImplemented', message: `${name} sandbox has no route for ${request.method} ${url.pathname}` } } };
       } else {
         request.params = match.params;
         const pending = queued.get(match.key);
-        const handler = overrides.get(match.key) ?? base.get(match.key);
+        const override = overrides.get(match.key);
+        injected = !!pending?.length || !!override;
+        const handler = override ?? base.get(match.key);
         try {
           if (pending?.length) response = pending.shift()!;
           else if (handler) response = await handler(request);
@@ -116,22 +136,26 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
           response = { status: 500, body: { error: { code: 'SandboxFailure', message: String(error) } } };
         }
       }
-      send(res, response);
+      const { status, headers, payload } = encode(response);
+      exchanges.push({ request, route: match?.key, injected, status, headers, payload });
+      res.writeHead(status, headers);
+      res.end(payload);
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
+    http.once('error', reject);
+    http.listen(port, '127.0.0.1', () => {
+      http.off('error', reject);
       resolve();
     });
   });
-  const { port: actual } = server.address() as AddressInfo;
+  const { port: actual } = http.address() as AddressInfo;
 
-  return {
+  const server: SandboxServer = {
     name,
     url: `http://127.0.0.1:${actual}`,
     requests,
+    exchanges,
     misses,
     use(key, handler) {
       overrides.set(key, handler);
@@ -145,15 +169,30 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
       overrides = new Map();
       queued = new Map();
       requests.length = 0;
+      exchanges.length = 0;
       misses.length = 0;
       recompile();
     },
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+        http.closeAllConnections();
+        http.close(() => resolve());
       }),
   };
+  return server;
+}
+
+/** Servers with misses not yet taken by takeMisses(), closed ones included. */
+const unchecked = new Set<SandboxServer>();
+
+/**
+ * Every miss of this process's sandbox servers since the last call, as 'name METHOD /path', and forgets them.
+ * A test that provokes a miss on purpose clears that server's `misses` to acknowledge it.
+ */
+export function takeMisses(): string[] {
+  const found = [...unchecked].flatMap((s) => s.misses.splice(0).map((r) => `${s.name} ${r.method} ${r.path}`));
+  unchecked.clear();
+  return found;
 }
 
 function specificity(route: CompiledRoute): number {
@@ -190,7 +229,7 @@ function parseJson(raw: Buffer): any {
   }
 }
 
-function send(res: import('node:http').ServerResponse, response: SandboxResponse): void {
+function encode(response: SandboxResponse): { status: number; headers: Record<string, string>; payload?: Buffer | string } {
   const status = response.status ?? 200;
   const headers: Record<string, string> = { ...response.headers };
   let payload: Buffer | string | undefined;
@@ -200,6 +239,5 @@ function send(res: import('node:http').ServerResponse, response: SandboxResponse
     payload = JSON.stringify(response.body);
     headers['content-type'] ??= 'application/json; charset=utf-8';
   }
-  res.writeHead(status, headers);
-  res.end(payload);
+  return { status, headers, payload };
 }

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_API_KEYS, SANDBOX_TOKENS, startSandbox } from '../../src/sandbox/index.js';
+import { SANDBOX_API_KEYS, SANDBOX_TOKENS, startSandbox, takeMisses } from '../../src/sandbox/index.js';
 import { PROVIDERS } from '../../src/store/types.js';
 import { http } from './http.js';
 
@@ -55,6 +55,8 @@ describe('startSandbox', () => {
       const res = await http('GET', `${sandbox.baseUrls.github}/no/such/thing`, { headers: { authorization: `Bearer ${SANDBOX_TOKENS.github}` } });
       expect(res.status).toBe(501);
       expect(sandbox.servers.github.misses.map((r) => r.path)).toEqual(['/no/such/thing']);
+      expect(takeMisses(), 'taken once, then forgotten').toEqual(['github GET /no/such/thing']);
+      expect(takeMisses()).toEqual([]);
     } finally {
       await sandbox.close();
     }

@@ -1,0 +1,32 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
+const CONFIG = fileURLToPath(new URL('../fixtures/sandbox-miss/vitest.config.ts', import.meta.url));
+
+function runFixture(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [VITEST, 'run', '--config', CONFIG, '--reporter=json'], { stdio: 'pipe', env: { ...process.env, CI: 'true' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('a sandbox miss', () => {
+  it('fails the test that caused it, though that test checks nothing itself', async () => {
+    const run = await runFixture();
+    expect(run.code, run.stderr).toBe(1);
+    const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{')));
+    const results = report.testResults.flatMap((f: any) => f.assertionResults) as { title: string; status: string; failureMessages: string[] }[];
+    expect(results.map((r) => [r.title, r.status])).toEqual([
+      ['reaches a route the sandbox has', 'passed'],
+      ['asks for a route the sandbox lacks, and checks nothing else', 'failed'],
+    ]);
+    expect(results[1]!.failureMessages.join('\n')).toContain('github GET /no/such/route');
+  });
+});
