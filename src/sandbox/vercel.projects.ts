@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest, SandboxResponse } from './server.js';
-import { VercelError, badRequest, notFound, scopeOf, type VercelEnv, type VercelProject, type VercelProjectDomain, type VercelState } from './vercel.js';
+import { VercelError, badRequest, notFound, planOf, scopeOf, type VercelDeployment, type VercelEnv, type VercelProject, type VercelProjectDomain, type VercelState } from './vercel.js';
 import { hexId, intParam, isObject } from './util.js';
 
 /** Vercel projects, their environment variables and domains, and account domains. */
@@ -20,27 +20,62 @@ function findProject(state: VercelState, req: SandboxRequest): VercelProject {
 function renderEnv(env: VercelEnv, decrypt: boolean) {
   const hidden = env.type === 'sensitive' || (env.type !== 'plain' && !decrypt);
   const value = env.type === 'sensitive' ? '' : hidden ? Buffer.from(JSON.stringify({ v: 'v2', iv: hexId(env.id, 16), c: hexId(env.value, 32) })).toString('base64') : env.value;
-  return { ...env, value, decrypted: !hidden && env.type !== 'plain' };
+  return { ...env, value, decrypted: !hidden && env.type !== 'plain', securityIssues: [] };
+}
+
+/** A deployment as a project lists it (latestDeployments, targets). */
+function projectDeployment(state: VercelState, d: VercelDeployment) {
+  const creator = state.teams.flatMap((t) => t.members).find((m) => m.uid === d.creatorUid);
+  return {
+    id: d.uid,
+    name: d.name,
+    url: d.url,
+    deploymentHostname: d.url,
+    readyState: d.readyState,
+    target: d.target,
+    createdAt: d.createdAt,
+    createdIn: 'sfo1',
+    creator: { uid: d.creatorUid, username: creator?.username ?? state.user.username, email: creator?.email ?? state.user.email },
+    alias: d.aliases,
+    aliasAssigned: d.readyState === 'READY' ? (d.ready ?? null) : null,
+    aliasError: null,
+    plan: planOf(state, d.ownerId),
+    private: true,
+    type: 'LAMBDAS',
+  };
 }
 
 function renderProject(state: VercelState, p: VercelProject) {
   const latest = state.deployments.filter((d) => d.projectId === p.id).sort((a, b) => b.createdAt - a.createdAt);
   const production = latest.find((d) => d.target === 'production' && d.readyState === 'READY');
-  const { domains: _domains, env, ...rest } = p;
+  // A project without a connected repository has no link field at all.
+  const { domains, env, link, ...rest } = p;
+  const resources = { functionDefaultRegions: ['iad1'], functionDefaultTimeout: 300, fluid: true };
   return {
     ...rest,
+    ...(link ? { link } : {}),
+    alias: domains.filter((d) => d.verified).map((d) => ({
+      domain: d.name,
+      environment: d.gitBranch ? 'preview' : 'production',
+      target: d.gitBranch ? 'PREVIEW' : 'PRODUCTION',
+      deployment: null,
+      createdAt: d.createdAt,
+    })),
     autoExposeSystemEnvs: true,
+    defaultResourceConfig: resources,
+    deploymentExpiration: { expirationDays: 90, expirationDaysProduction: 365, expirationDaysCanceled: 30, expirationDaysErrored: 90, deploymentsToKeep: 10 },
     devCommand: null,
     directoryListing: false,
     env: env.map((e) => renderEnv(e, false)),
     gitForkProtection: true,
     lastRollbackTarget: null,
-    latestDeployments: latest.slice(0, 3).map((d) => ({ id: d.uid, url: d.url, readyState: d.readyState, target: d.target, createdAt: d.createdAt, alias: d.aliases })),
+    latestDeployments: latest.slice(0, 3).map((d) => projectDeployment(state, d)),
     live: false,
     publicSource: null,
+    resourceConfig: resources,
     serverlessFunctionRegion: 'iad1',
     sourceFilesOutsideRootDirectory: true,
-    targets: production ? { production: { id: production.uid, url: production.url, alias: production.aliases, readyState: production.readyState, target: 'production', createdAt: production.createdAt } } : {},
+    targets: production ? { production: projectDeployment(state, production) } : {},
   };
 }
 

@@ -27,7 +27,13 @@ interface SdkOperation {
   answers: Answer[];
 }
 
-type Zod = { safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: { path: (string | number)[]; message: string }[] } } };
+interface Issue {
+  path: (string | number)[];
+  message: string;
+  code?: string;
+  unionErrors?: { issues: Issue[] }[];
+}
+type Zod = { safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: Issue[] } } };
 
 export async function vercelDefinition(): Promise<Definition & { version: string }> {
   const pkg = JSON.parse(readFileSync(join(SDK, 'package.json'), 'utf8'));
@@ -48,7 +54,7 @@ export async function vercelDefinition(): Promise<Definition & { version: string
     const counter = startCountingUnrecognized();
     const parsed = schema.safeParse(value);
     const coerced = counter.end(0);
-    if (!parsed.success) return parsed.error.issues.slice(0, 8).map((i) => `${what}/${i.path.join('/')} ${i.message}`);
+    if (!parsed.success) return closest(parsed.error.issues).slice(0, 12).map((i) => `${what}/${i.path.join('/')} ${i.message}`);
     if (!coerced) return [];
     const found = differences(value, parsed.data, what);
     return found.length ? found : [`${what}: ${coerced} value(s) of the wrong type, coerced by the SDK`];
@@ -80,17 +86,37 @@ export async function vercelDefinition(): Promise<Definition & { version: string
   return {
     version: pkg.version,
     find(method, path) {
-      const found = operations.find((o) => o.method === method && o.pattern.test(path));
-      if (!found) return undefined;
-      return built.get(found.id);
+      const found = lookup(operations, method, path);
+      return found && built.get(found.id);
     },
     async prepare(exchanges) {
       for (const e of exchanges) {
-        const found = operations.find((o) => o.method === e.request.method && o.pattern.test(e.request.path));
+        const found = lookup(operations, e.request.method, e.request.path);
         if (found && !built.has(found.id)) built.set(found.id, await operation(found));
       }
     },
   };
+}
+
+/**
+ * The operation for a path; Vercel keeps serving an operation's older versions (/v6/deployments beside /v7), which the
+ * SDK leaves out: an older version is held to the newest one's definition.
+ */
+function lookup(operations: SdkOperation[], method: string, path: string): SdkOperation | undefined {
+  const exact = operations.find((o) => o.method === method && o.pattern.test(path));
+  if (exact || !/^\/v\d+\//.test(path)) return exact;
+  return operations.find((o) => o.method === method && /^\/v\d+\//.test(o.template) && o.pattern.test(path.replace(/^\/v\d+\//, o.template.slice(0, o.template.indexOf('/', 1) + 1))));
+}
+
+/** For a value no branch of a union accepts, the issues of the branch that came closest: one of the value's own type first. */
+function closest(issues: Issue[]): Issue[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== 'invalid_union' || !issue.unionErrors?.length) return [issue];
+    const wrongType = (branch: { issues: Issue[] }) => branch.issues.some((i) => i.code === 'invalid_type' && i.path.length <= issue.path.length);
+    const score = (branch: { issues: Issue[] }) => (wrongType(branch) ? 1000 : 0) + branch.issues.length;
+    const best = [...issue.unionErrors].sort((a, b) => score(a) - score(b))[0]!;
+    return closest(best.issues);
+  });
 }
 
 /** Reads one generated SDK function: method, path, models, and the matcher list of its answers. */
