@@ -12,6 +12,7 @@ import {
   paginate,
   permissionsOf,
   renderCommit,
+  renderOrg,
   renderRepo,
   repoUrl,
   roleOf,
@@ -238,14 +239,15 @@ export function repoRoutes(state: GithubState): Routes {
       const u = Object.values(state.users).find((x) => x.login.toLowerCase() === req.params.username!.toLowerCase());
       if (!u) throw notFound('https://docs.github.com/rest/users/users#get-a-user');
       const { email: _email, ...pub } = u;
-      return ok({ ...simpleUser(ctxOf(state, req), u.login), ...pub, email: null, public_repos: state.repos.filter((r) => r.owner === u.login && !r.private).length });
+      const publicRepos = state.repos.filter((r) => r.owner === u.login && !r.private).length;
+      return ok({ ...simpleUser(ctxOf(state, req), u.login), ...pub, email: null, hireable: null, public_repos: publicRepos, public_gists: 0, followers: 0, following: 0 });
     },
     'GET /orgs/:org': (req) => {
       const org = state.orgs[req.params.org!.toLowerCase()];
       const u = state.users[req.params.org!.toLowerCase()];
       if (!org || !u) throw notFound('https://docs.github.com/rest/orgs/orgs#get-an-organization');
       const ctx = ctxOf(state, req);
-      return ok({ login: u.login, id: u.id, node_id: u.node_id, url: `${ctx.api}/orgs/${u.login}`, repos_url: `${ctx.api}/orgs/${u.login}/repos`, description: org.description, name: u.name, blog: u.blog, email: u.email, html_url: `https://github.com/${u.login}`, type: 'Organization', public_repos: state.repos.filter((r) => r.owner === u.login && !r.private).length, created_at: u.created_at, updated_at: u.updated_at });
+      return ok(renderOrg(ctx, u, org.description, state.repos.filter((r) => r.owner === u.login && !r.private).length));
     },
     'GET /rate_limit': () => {
       const core = bucket(state.rateLimits.core);

@@ -142,7 +142,7 @@ export function searchRoutes(state: GithubState): Routes {
       return {
         status: 200,
         headers,
-        body: { total_count: found.length, incomplete_results: false, items: items.map(({ repo, i }) => ({ ...renderIssue(ctx, repo, i), score: 1 })) },
+        body: { total_count: found.length, incomplete_results: false, search_type: 'lexical', items: items.map(({ repo, i }) => ({ ...renderIssue(ctx, repo, i), score: 1 })) },
       };
     },
   };

@@ -11,8 +11,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 /** Parameters GitHub documents as one segment that hold slashes (file paths, branch names, refs). */
 const GREEDY = ['path', 'ref', 'branch'];
-/** Answers any endpoint may give that the description leaves to its general pages: auth, rate limits, outages. */
-const GENERAL_STATUSES = [401, 403, 429, 500, 502, 503];
+/** Answers any endpoint may give that the description leaves to its general pages: auth, not found (or hidden), rate limits, outages. */
+const GENERAL_STATUSES = [401, 403, 404, 429, 500, 502, 503];
 
 export function githubDefinition(): Definition & { version: string } {
   const spec = JSON.parse(readFileSync(FILE, 'utf8'));
@@ -64,6 +64,7 @@ export function githubDefinition(): Definition & { version: string } {
         const pointer = responsePointer(spec, o.pointer, key);
         const response = pointerGet(spec, pointer);
         const types = Object.keys(response.content ?? {});
+        if (!types.length && body.isJson && exchange.status >= 400) return errors(validator(ajv, '/components/schemas/basic-error'), body.json, 'error body');
         if (!types.length) return body.empty ? [] : ['answers with a body; the definition gives none'];
         if (body.empty) return [`answers with no body; the definition gives ${types.join(' or ')}`];
         if (!body.isJson) return asksForRaw(exchange) ? [] : [`answers ${mediaType(exchange.headers['content-type'])}; the definition gives ${types.join(' or ')}`];
@@ -76,7 +77,9 @@ export function githubDefinition(): Definition & { version: string } {
   const built = new Map<string, Operation>();
   return {
     version: spec.info.version,
-    find(method, path) {
+    find(method, rawPath) {
+      // The root of a repository's contents is /contents/ with an empty path, which GitHub also serves as /contents.
+      const path = rawPath.replace(/\/contents$/, '/contents/');
       const found = operations.find((o) => o.method === method && o.pattern.test(path));
       if (!found) return undefined;
       if (!built.has(found.pointer)) built.set(found.pointer, operation(found));
@@ -87,7 +90,7 @@ export function githubDefinition(): Definition & { version: string } {
 
 /** A raw or HTML media type asked for in Accept: GitHub then answers the content itself, not JSON. */
 function asksForRaw(exchange: SandboxExchange): boolean {
-  return /application\/vnd\.github(\.v3)?\.(raw|html|diff|patch)/.test(String(exchange.request.headers.accept ?? ''));
+  return /application\/vnd\.github(\.v3)?\.(raw|html|diff|patch|sha)/.test(String(exchange.request.headers.accept ?? ''));
 }
 
 /** The pointer of a response, following one $ref to components/responses. */
@@ -119,7 +122,7 @@ function errors(validate: ValidateFunction, value: unknown, what: string): strin
 /** Drops the noise of oneOf/anyOf branches when a plainer error says the same place is wrong. */
 function compact(list: ErrorObject[]): ErrorObject[] {
   const plain = list.filter((e) => !['oneOf', 'anyOf', 'if'].includes(e.keyword));
-  return (plain.length ? plain : list).slice(0, 8);
+  return (plain.length ? plain : list).slice(0, 60);
 }
 
 /** OpenAPI 3.0's `nullable` as JSON Schema: null joins the allowed types (and enum), or the schema becomes anyOf it and null. */
