@@ -65,9 +65,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const dataDir = config.sandbox ? join(config.dataDir, 'sandbox') : config.dataDir;
     if (config.sandbox) {
       // Loaded only when asked for: the stand-in providers are most of the code.
-      const { startSandbox } = await import('./sandbox/index.js');
+      const { logMisses, startSandbox } = await import('./sandbox/index.js');
       checkStillWanted();
-      const started = await startSandbox();
+      const started = await startSandbox({ onMiss: logMisses(logger) });
       closers.push(() => started.close());
       sandbox = started;
       baseUrls = started.baseUrls;

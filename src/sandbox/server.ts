@@ -84,7 +84,7 @@ function compile(key: string): CompiledRoute {
 }
 
 /** Starts a stand-in provider: a real HTTP server on 127.0.0.1 with state kept by its route handlers. */
-export async function startSandboxServer(name: string, routes: Routes, port = 0): Promise<SandboxServer> {
+export async function startSandboxServer(name: string, routes: Routes, port = 0, onMiss?: (request: SandboxRequest) => void): Promise<SandboxServer> {
   const base = new Map(Object.entries(routes));
   let overrides = new Map<string, SandboxHandler>();
   let queued = new Map<string, SandboxResponse[]>();
@@ -121,6 +121,7 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
       if (!match) {
         misses.push(request);
         unchecked.add(server);
+        onMiss?.(request);
         response = { status: 501, body: { error: { code: 'NotImplemented', message: `${name} sandbox has no route for ${request.method} ${url.pathname}` } } };
       } else {
         request.params = match.params;
@@ -184,15 +185,22 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
 
 /** Servers with misses not yet taken by takeMisses(), closed ones included. */
 const unchecked = new Set<SandboxServer>();
+/** Misses of sandboxes in other processes, as reported by whoever reads their output. */
+const reported: string[] = [];
+
+/** Notes a miss of a sandbox in another process (its 'sandbox has no route' log line), as 'name METHOD /path'. */
+export function reportMiss(description: string): void {
+  reported.push(description);
+}
 
 /**
- * Every miss of this process's sandbox servers since the last call, as 'name METHOD /path', and forgets them.
- * A test that provokes a miss on purpose clears that server's `misses` to acknowledge it.
+ * Every miss since the last call, as 'name METHOD /path': this process's sandbox servers' and those reported from
+ * other processes; then forgets them. A test that provokes a miss on purpose clears that server's `misses`.
  */
 export function takeMisses(): string[] {
   const found = [...unchecked].flatMap((s) => s.misses.splice(0).map((r) => `${s.name} ${r.method} ${r.path}`));
   unchecked.clear();
-  return found;
+  return [...found, ...reported.splice(0)];
 }
 
 function specificity(route: CompiledRoute): number {
