@@ -122,7 +122,7 @@ function errors(validate: ValidateFunction, value: unknown, what: string): strin
 /** Drops the noise of oneOf/anyOf branches when a plainer error says the same place is wrong. */
 function compact(list: ErrorObject[]): ErrorObject[] {
   const plain = list.filter((e) => !['oneOf', 'anyOf', 'if'].includes(e.keyword));
-  return (plain.length ? plain : list).slice(0, 60);
+  return (plain.length ? plain : list).slice(0, 20);
 }
 
 /** OpenAPI 3.0's `nullable` as JSON Schema: null joins the allowed types (and enum), or the schema becomes anyOf it and null. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGithubState, githubRoutes, SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { startHarness, type Harness } from '../harness.js';
-import { checkExchanges, summary, uncovered, type ContractReport } from './check.js';
+import { checkExchanges, summary, uncovered, type ContractReport, type Definition } from './check.js';
 import { githubDefinition } from './github-openapi.js';
 
 /** Routes of the GitHub stand-in that api.github.com's REST description does not hold, and why. */
@@ -13,6 +13,7 @@ const PATH = '/repos/sbx-octocat/hello-world';
 
 let h: Harness;
 let report: ContractReport;
+let definition: Definition;
 
 /** Calls the GitHub stand-in as the sample account would, for the routes no tool reaches. */
 async function gh(method: string, path: string, body?: unknown): Promise<any> {
@@ -31,7 +32,8 @@ beforeAll(async () => {
   await driveTools();
   await driveTriggers();
   await driveRest();
-  report = await checkExchanges(githubDefinition(), h.sandbox.servers.github.exchanges, EXEMPT);
+  definition = githubDefinition();
+  report = await checkExchanges(definition, h.sandbox.servers.github.exchanges, EXEMPT);
   console.log(summary('GitHub', report, Object.keys(githubRoutes(createGithubState())).length));
 }, 120_000);
 afterAll(() => h?.close());
@@ -152,5 +154,23 @@ describe('the GitHub stand-in, held to api.github.com\'s OpenAPI description (@o
 
   it('is checked on every route it serves', () => {
     expect(uncovered(Object.keys(githubRoutes(createGithubState())), report.routes, EXEMPT)).toEqual([]);
+  });
+
+  it('fails an answer or a request that drifts from the description', async () => {
+    const exchanges = h.sandbox.servers.github.exchanges;
+    const repo = exchanges.find((e) => e.route === 'GET /repos/:owner/:repo' && e.status === 200)!;
+    const { full_name: _gone, ...rest } = JSON.parse(String(repo.payload));
+    const issue = exchanges.find((e) => e.route === 'POST /repos/:owner/:repo/issues')!;
+    const body = { ...issue.request.body, labels: 'bug' };
+    const drifted = [
+      { ...repo, payload: JSON.stringify({ ...rest, id: 'R_1' }) },
+      { ...issue, request: { ...issue.request, query: new URLSearchParams('colour=red'), body, rawBody: Buffer.from(JSON.stringify(body)) } },
+    ];
+    expect((await checkExchanges(definition, drifted)).problems).toEqual([
+      expect.stringMatching(/GET \/repos\/\{owner\}\/\{repo\}\): answer must have required property 'full_name'$/),
+      expect.stringMatching(/: answer\/id must be integer$/),
+      expect.stringMatching(/: query parameter 'colour' is not documented$/),
+      expect.stringMatching(/: request body\/labels must be array$/),
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutlookState, outlookRoutes, SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { startHarness, type Harness } from '../harness.js';
-import { checkExchanges, summary, uncovered, type ContractReport } from './check.js';
+import { checkExchanges, summary, uncovered, type ContractReport, type Definition } from './check.js';
 import { graphDefinition } from './graph-sdk.js';
 
 /** Routes of the Graph stand-in that the Graph SDK does not describe, and why. */
@@ -17,6 +17,7 @@ const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().s
 
 let h: Harness;
 let report: ContractReport;
+let definition: Definition;
 
 /** Calls the Graph stand-in as the sample account would, for the routes no tool reaches. */
 async function graph(method: string, path: string, body?: unknown): Promise<any> {
@@ -33,7 +34,8 @@ beforeAll(async () => {
   h = await startHarness();
   await driveTools();
   for (const mailbox of ['/me', `/users/${encodeURIComponent(SUPPORT)}`]) await driveRest(mailbox);
-  report = await checkExchanges(await graphDefinition(), h.sandbox.servers.outlook.exchanges, EXEMPT);
+  definition = await graphDefinition();
+  report = await checkExchanges(definition, h.sandbox.servers.outlook.exchanges, EXEMPT);
   console.log(summary('Outlook (Graph)', report, Object.keys(outlookRoutes(createOutlookState())).length));
 }, 120_000);
 afterAll(() => h?.close());
@@ -135,5 +137,21 @@ describe("the Outlook stand-in, held to Microsoft Graph's models in @microsoft/m
 
   it('is checked on every route it serves', () => {
     expect(uncovered(Object.keys(outlookRoutes(createOutlookState())), report.routes, EXEMPT)).toEqual([]);
+  });
+
+  it('fails an answer or a request that drifts from the models', async () => {
+    const exchanges = h.sandbox.servers.outlook.exchanges;
+    const message = exchanges.find((e) => e.route === 'GET /v1.0/me/messages/:id' && e.status === 200)!;
+    const patched = exchanges.find((e) => e.route === 'PATCH /v1.0/me/messages/:id' && e.status === 200)!;
+    const body = { importance: 'urgent' };
+    const drifted = [
+      { ...message, payload: JSON.stringify({ ...JSON.parse(String(message.payload)), isRead: 'yes', colour: 'red' }) },
+      { ...patched, request: { ...patched.request, body, rawBody: Buffer.from(JSON.stringify(body)) } },
+    ];
+    expect((await checkExchanges(definition, drifted)).problems).toEqual([
+      expect.stringMatching(/: answer\/isRead is "yes", not a boolean$/),
+      expect.stringMatching(/: answer\/colour is not a property of this model$/),
+      expect.stringMatching(/: request body\/importance is 'urgent', not one of low, normal, high$/),
+    ]);
   });
 });

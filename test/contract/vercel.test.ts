@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVercelState, SANDBOX_TOKENS, vercelRoutes } from '../../src/sandbox/index.js';
 import { startHarness, type Harness } from '../harness.js';
-import { checkExchanges, summary, uncovered, type ContractReport } from './check.js';
+import { checkExchanges, summary, uncovered, type ContractReport, type Definition } from './check.js';
 import { vercelDefinition } from './vercel-sdk.js';
 
 /** Routes of the Vercel stand-in that Vercel's API does not have, and why. */
@@ -14,6 +14,7 @@ const HELLO = 'prj_sbxHelloWorld0000000001';
 
 let h: Harness;
 let report: ContractReport;
+let definition: Definition;
 
 /** Calls the Vercel stand-in as the sample account would, for the routes no tool reaches. */
 async function vercel(method: string, path: string, body?: unknown): Promise<any> {
@@ -31,7 +32,8 @@ beforeAll(async () => {
   await h.store.accounts.add({ provider: 'vercel', label: 'team', identity: 'sbx-vercel', meta: { teamId: 'team_sbx' }, secret: { kind: 'token', token: SANDBOX_TOKENS.vercel } });
   await driveTools();
   await driveRest();
-  report = await checkExchanges(await vercelDefinition(), h.sandbox.servers.vercel.exchanges, EXEMPT);
+  definition = await vercelDefinition();
+  report = await checkExchanges(definition, h.sandbox.servers.vercel.exchanges, EXEMPT);
   console.log(summary('Vercel', report, Object.keys(vercelRoutes(createVercelState())).length));
 }, 120_000);
 afterAll(() => h?.close());
@@ -90,5 +92,23 @@ describe("the Vercel stand-in, held to the API's models in @vercel/sdk", () => {
 
   it('is checked on every route it serves', () => {
     expect(uncovered(Object.keys(vercelRoutes(createVercelState())), report.routes, EXEMPT)).toEqual([]);
+  });
+
+  it('fails an answer or a request that drifts from the models', async () => {
+    const exchanges = h.sandbox.servers.vercel.exchanges;
+    const project = exchanges.find((e) => e.route === 'GET /v9/projects/:id' && e.status === 200)!;
+    const { accountId: _gone, ...rest } = JSON.parse(String(project.payload));
+    const hook = exchanges.find((e) => e.route === 'POST /v1/webhooks' && e.status === 200)!;
+    const body = { ...hook.request.body, events: 'deployment.succeeded' };
+    const drifted = [
+      { ...project, payload: JSON.stringify({ ...rest, name: 42 }) },
+      { ...hook, request: { ...hook.request, body, rawBody: Buffer.from(JSON.stringify(body)) } },
+    ];
+    const { problems } = await checkExchanges(definition, drifted);
+    expect(problems).toEqual([
+      expect.stringMatching(/: answer\/accountId is required but missing$/),
+      expect.stringMatching(/: answer\/name is 42, of the wrong type$/),
+      expect.stringMatching(/: request body\/events Expected array, received string$/),
+    ]);
   });
 });
