@@ -49,6 +49,16 @@ export async function checkExchanges(definition: Definition, all: SandboxExchang
   return report;
 }
 
+/** Several definitions of one provider, asked in turn (GitHub's REST and GraphQL). */
+export function combined(...definitions: Definition[]): Definition {
+  return {
+    find: (method, path) => definitions.map((d) => d.find(method, path)).find((o) => o !== undefined),
+    prepare: async (exchanges) => {
+      for (const d of definitions) await d.prepare?.(exchanges);
+    },
+  };
+}
+
 /** A regular expression for a path template whose parameters are written {name}; a parameter spans one segment unless `greedy`. */
 export function templatePattern(template: string, greedy: string[] = []): RegExp {
   const source = template

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGithubState, githubRoutes, SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { startHarness, type Harness } from '../harness.js';
-import { checkExchanges, summary, uncovered, type ContractReport, type Definition } from './check.js';
+import { checkExchanges, combined, summary, uncovered, type ContractReport, type Definition } from './check.js';
+import { githubGraphqlDefinition } from './github-graphql.js';
 import { githubDefinition } from './github-openapi.js';
 
-/** Routes of the GitHub stand-in that api.github.com's REST description does not hold, and why. */
-const EXEMPT: Record<string, string> = {
-  'POST /graphql': 'GraphQL, described by its own schema, not by the REST description',
-};
+/** Routes of the GitHub stand-in that neither GitHub's REST description nor its GraphQL schema holds, and why. */
+const EXEMPT: Record<string, string> = {};
 const REPO = { owner: 'sbx-octocat', repo: 'hello-world' };
 const PATH = '/repos/sbx-octocat/hello-world';
 
@@ -32,7 +31,7 @@ beforeAll(async () => {
   await driveTools();
   await driveTriggers();
   await driveRest();
-  definition = githubDefinition();
+  definition = combined(githubDefinition(), githubGraphqlDefinition());
   report = await checkExchanges(definition, h.sandbox.servers.github.exchanges, EXEMPT);
   console.log(summary('GitHub', report, Object.keys(githubRoutes(createGithubState())).length));
 }, 120_000);
@@ -147,7 +146,7 @@ async function driveRest() {
   }
 }
 
-describe('the GitHub stand-in, held to api.github.com\'s OpenAPI description (@octokit/openapi)', () => {
+describe("the GitHub stand-in, held to api.github.com's OpenAPI description (@octokit/openapi) and GraphQL schema (@octokit/graphql-schema)", () => {
   it('sends and answers only what the description allows', () => {
     expect(report.problems).toEqual([]);
   });
@@ -162,15 +161,23 @@ describe('the GitHub stand-in, held to api.github.com\'s OpenAPI description (@o
     const { full_name: _gone, ...rest } = JSON.parse(String(repo.payload));
     const issue = exchanges.find((e) => e.route === 'POST /repos/:owner/:repo/issues')!;
     const body = { ...issue.request.body, labels: 'bug' };
+    const graphql = exchanges.find((e) => e.route === 'POST /graphql' && String(e.payload).includes('projectV2'))!;
+    const answer = JSON.parse(String(graphql.payload));
+    answer.data.repositoryOwner.projectV2.id = null;
+    const query = { query: '{ viewer { colour } }' };
     const drifted = [
       { ...repo, payload: JSON.stringify({ ...rest, id: 'R_1' }) },
       { ...issue, request: { ...issue.request, query: new URLSearchParams('colour=red'), body, rawBody: Buffer.from(JSON.stringify(body)) } },
+      { ...graphql, payload: JSON.stringify(answer) },
+      { ...graphql, request: { ...graphql.request, body: query, rawBody: Buffer.from(JSON.stringify(query)) }, payload: '{"data":null,"errors":[{"message":"x"}]}' },
     ];
     expect((await checkExchanges(definition, drifted)).problems).toEqual([
       expect.stringMatching(/GET \/repos\/\{owner\}\/\{repo\}\): answer must have required property 'full_name'$/),
       expect.stringMatching(/: answer\/id must be integer$/),
       expect.stringMatching(/: query parameter 'colour' is not documented$/),
       expect.stringMatching(/: request body\/labels must be array$/),
+      expect.stringMatching(/POST \/graphql\): answer\/data\/repositoryOwner\/projectV2\/id: Cannot return null for non-nullable field ProjectV2.id.$/),
+      expect.stringMatching(/POST \/graphql\): query: Cannot query field "colour" on type "User".$/),
     ]);
   });
 });
