@@ -26,7 +26,6 @@ export function seedVercel(now: number): Omit<VercelState, 'tokens' | 'rateLimit
     resourceConfig: { concurrentBuilds: 1 },
     stagingPrefix: 'sbx-vercel',
     hasTrialAvailable: true,
-    version: 'northstar',
   };
   const member = (uid: string, username: string, role: string, joined: number) => ({
     uid,
@@ -207,7 +206,6 @@ export function seedVercel(now: number): Omit<VercelState, 'tokens' | 'rateLimit
     expiresAt: now + (365 - age) * DAY,
     verified: true,
     renew: true,
-    zone: true,
     userId: USER_ID,
     teamId: ownerId.startsWith('team_') ? ownerId : null,
   });

@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest, SandboxResponse } from './server.js';
-import { VercelError, badRequest, notFound, planOf, scopeOf, type VercelDeployment, type VercelEnv, type VercelProject, type VercelProjectDomain, type VercelState } from './vercel.js';
+import { VercelError, badRequest, notFound, planOf, scopeOf, type VercelDeployment, type VercelDomain, type VercelEnv, type VercelProject, type VercelProjectDomain, type VercelState } from './vercel.js';
 import { hexId, intParam, isObject } from './util.js';
 
 /** Vercel projects, their environment variables and domains, and account domains. */
@@ -20,7 +20,12 @@ function findProject(state: VercelState, req: SandboxRequest): VercelProject {
 function renderEnv(env: VercelEnv, decrypt: boolean) {
   const hidden = env.type === 'sensitive' || (env.type !== 'plain' && !decrypt);
   const value = env.type === 'sensitive' ? '' : hidden ? Buffer.from(JSON.stringify({ v: 'v2', iv: hexId(env.id, 16), c: hexId(env.value, 32) })).toString('base64') : env.value;
-  return { ...env, value, decrypted: !hidden && env.type !== 'plain', securityIssues: [] };
+  return { ...env, value, decrypted: !hidden && env.type !== 'plain' };
+}
+
+/** An account domain as Vercel answers it, without the owner the sandbox files it under. */
+function renderDomain({ ownerId: _owner, ...domain }: VercelDomain) {
+  return domain;
 }
 
 /** A deployment as a project lists it (latestDeployments, targets). */
@@ -71,9 +76,7 @@ function renderProject(state: VercelState, p: VercelProject) {
     lastRollbackTarget: null,
     latestDeployments: latest.slice(0, 3).map((d) => projectDeployment(state, d)),
     live: false,
-    publicSource: null,
     resourceConfig: resources,
-    serverlessFunctionRegion: 'iad1',
     sourceFilesOutsideRootDirectory: true,
     targets: production ? { production: projectDeployment(state, production) } : {},
   };
@@ -212,7 +215,8 @@ export function projectRoutes(state: VercelState): Routes {
     const p = findProject(state, req);
     const decrypt = req.query.get('decrypt') === 'true';
     const branch = req.query.get('gitBranch');
-    const envs = p.env.filter((e) => !branch || !e.gitBranch || e.gitBranch === branch).map((e) => renderEnv(e, decrypt));
+    // Listed, each variable also carries the security findings on it (none here).
+    const envs = p.env.filter((e) => !branch || !e.gitBranch || e.gitBranch === branch).map((e) => ({ ...renderEnv(e, decrypt), securityIssues: [] }));
     return { status: 200, body: { envs, pagination: { count: envs.length, next: null, prev: null } } };
   };
   const findEnv = (req: SandboxRequest) => {
@@ -279,14 +283,14 @@ export function projectRoutes(state: VercelState): Routes {
     },
     'GET /v5/domains': (req) => {
       const { ownerId } = scopeOf(state, req);
-      const domains = state.domains.filter((d) => d.ownerId === ownerId);
+      const domains = state.domains.filter((d) => d.ownerId === ownerId).map(renderDomain);
       return { status: 200, body: { domains, pagination: { count: domains.length, next: null, prev: null } } };
     },
     'GET /v5/domains/:domain': (req) => {
       const { ownerId } = scopeOf(state, req);
       const d = state.domains.find((x) => x.ownerId === ownerId && x.name === req.params.domain!.toLowerCase());
       if (!d) throw new VercelError(404, 'not_found', `The domain "${req.params.domain}" was not found.`);
-      return { status: 200, body: { domain: d } };
+      return { status: 200, body: { domain: renderDomain(d) } };
     },
   };
 }

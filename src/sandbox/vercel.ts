@@ -208,7 +208,7 @@ function renderTeam(state: VercelState, t: VercelTeam) {
     createdAt: t.createdAt,
     updatedAt: t.createdAt,
     creatorId: t.creatorId,
-    membership: { confirmed: true, confirmedAt: me.createdAt, role: me.role, uid: me.uid, created: me.createdAt, createdAt: me.createdAt, teamId: t.id },
+    membership: { confirmed: true, role: me.role, uid: me.uid, created: me.createdAt, createdAt: me.createdAt, teamId: t.id },
   };
 }
 

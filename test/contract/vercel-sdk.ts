@@ -55,9 +55,10 @@ export async function vercelDefinition(): Promise<Definition & { version: string
     const parsed = schema.safeParse(value);
     const coerced = counter.end(0);
     if (!parsed.success) return closest(parsed.error.issues).slice(0, 12).map((i) => `${what}/${i.path.join('/')} ${i.message}`);
-    if (!coerced) return [];
+    const extra = undocumented(value, parsed.data, what);
+    if (!coerced) return extra;
     const found = differences(value, parsed.data, what);
-    return found.length ? found : [`${what}: ${coerced} value(s) of the wrong type, coerced by the SDK`];
+    return [...(found.length ? found : [`${what}: ${coerced} value(s) of the wrong type, coerced by the SDK`]), ...extra];
   };
 
   const built = new Map<string, Operation>();
@@ -165,4 +166,21 @@ function differences(sent: unknown, read: unknown, at: string): string[] {
     return Object.entries(read).flatMap(([k, v]) => differences((sent as Record<string, unknown>)[k], v, `${at}/${k}`));
   }
   return [];
+}
+
+/** Fields sent that the model does not name: the schema drops them (a model open to more keeps them in additionalProperties). */
+function undocumented(sent: unknown, read: unknown, at: string): string[] {
+  if (Array.isArray(sent) && Array.isArray(read)) return sent.flatMap((v, i) => undocumented(v, read[i], `${at}/${i}`));
+  if (!isRecord(sent) || !isRecord(read) || read instanceof Date) return [];
+  // An object whose model names no fields at all (a user's billing) is left open by the definition.
+  if (!Object.keys(read).length) return [];
+  const open = isRecord(read.additionalProperties) ? read.additionalProperties : {};
+  return Object.entries(sent).flatMap(([k, v]) => {
+    if (k in read) return undocumented(v, read[k], `${at}/${k}`);
+    return k in open ? [] : [`${at}/${k} is not in the model`];
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
 }
