@@ -237,6 +237,13 @@ export function renderRepo(ctx: Ctx, repo: GhRepo) {
     watchers: repo.stargazers.length,
     default_branch: repo.default_branch,
     permissions: permissionsOf(roleOf(ctx.state, repo, ctx.state.login)),
+  };
+}
+
+/** A repository as GET /repos/{owner}/{repo} and repository creation answer it: with its network and organization. */
+export function renderFullRepo(ctx: Ctx, repo: GhRepo) {
+  return {
+    ...renderRepo(ctx, repo),
     network_count: repo.forks_count,
     subscribers_count: repo.subscribers.length,
     ...(repo.owner in ctx.state.orgs ? { organization: simpleUser(ctx, repo.owner) } : {}),

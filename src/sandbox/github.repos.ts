@@ -12,6 +12,7 @@ import {
   paginate,
   permissionsOf,
   renderCommit,
+  renderFullRepo,
   renderOrg,
   renderRepo,
   repoUrl,
@@ -218,7 +219,7 @@ function createRepo(state: GithubState, req: SandboxRequest, owner: string): San
     repo.git.branches.main = c.sha;
   }
   state.repos.push(repo);
-  return { status: 201, body: renderRepo(ctx, repo), headers: { location: repoUrl(ctx, repo) } };
+  return { status: 201, body: renderFullRepo(ctx, repo), headers: { location: repoUrl(ctx, repo) } };
 }
 
 const LICENSES: Record<string, { key: string; name: string; spdx_id: string }> = {
@@ -283,7 +284,7 @@ export function repoRoutes(state: GithubState): Routes {
     },
     'GET /repos/:owner/:repo': (req) => {
       const { ctx, repo } = repoOf(req);
-      return ok(renderRepo(ctx, repo));
+      return ok(renderFullRepo(ctx, repo));
     },
     'GET /user/starred/:owner/:repo': (req) => {
       const { repo } = repoOf(req);

@@ -70,7 +70,10 @@ export function githubDefinition(): Definition & { version: string } {
         if (!body.isJson) return asksForRaw(exchange) ? [] : [`answers ${mediaType(exchange.headers['content-type'])}; the definition gives ${types.join(' or ')}`];
         const type = types.includes(mediaType(exchange.headers['content-type'])) ? mediaType(exchange.headers['content-type']) : types.includes('application/json') ? 'application/json' : types.find((t) => t.includes('json'));
         if (!type) return [`answers JSON; the definition gives ${types.join(' or ')}`];
-        return errors(validator(ajv, `${pointer}/content/${escape(type)}/schema`), body.json, 'answer');
+        const schemaPointer = `${pointer}/content/${escape(type)}/schema`;
+        // Error bodies are left out of the field check: GitHub has added to them (status) ahead of its description.
+        const extra = exchange.status < 300 ? undocumented(spec, pointerGet(spec, schemaPointer), body.json, 'answer') : [];
+        return [...errors(validator(ajv, schemaPointer), body.json, 'answer'), ...extra];
       },
     };
   };
@@ -86,6 +89,36 @@ export function githubDefinition(): Definition & { version: string } {
       return built.get(found.pointer);
     },
   };
+}
+
+/**
+ * Fields of an answer the description does not name. Its objects leave additionalProperties unsaid (open, to JSON
+ * Schema), but a field the stand-in invents is one a tool may come to read that GitHub never sends.
+ */
+function undocumented(spec: any, node: any, value: unknown, at: string): string[] {
+  const schema = node?.$ref ? pointerGet(spec, node.$ref.slice(1)) : node;
+  if (!schema || value === null || typeof value !== 'object') return [];
+  if (Array.isArray(value)) return schema.items ? value.flatMap((v, i) => undocumented(spec, schema.items, v, `${at}/${i}`)) : [];
+  const branches = (schema.anyOf ?? schema.oneOf) as any[] | undefined;
+  if (branches) {
+    const fits = (b: any) => Object.keys(value).filter((k) => k in propertiesOf(spec, b)).length;
+    const best = branches.filter((b) => (b.$ref ? pointerGet(spec, b.$ref.slice(1)) : b).type !== 'null').sort((a, b) => fits(b) - fits(a))[0];
+    return undocumented(spec, best, value, at);
+  }
+  const properties = propertiesOf(spec, schema);
+  const open = !Object.keys(properties).length || (schema.additionalProperties ?? false) !== false || (schema.allOf ?? []).some((b: any) => b.additionalProperties);
+  return Object.entries(value).flatMap(([key, v]) => {
+    if (key in properties) return undocumented(spec, properties[key], v, `${at}/${key}`);
+    if (typeof schema.additionalProperties === 'object') return undocumented(spec, schema.additionalProperties, v, `${at}/${key}`);
+    return open ? [] : [`${at}/${key} is not in the description`];
+  });
+}
+
+/** The properties an object schema names, its allOf parts' included. */
+function propertiesOf(spec: any, node: any): Record<string, any> {
+  const schema = node?.$ref ? pointerGet(spec, node.$ref.slice(1)) : node;
+  if (!schema) return {};
+  return Object.assign({}, ...(schema.allOf ?? []).map((b: any) => propertiesOf(spec, b)), schema.properties ?? {});
 }
 
 /** A raw or HTML media type asked for in Accept: GitHub then answers the content itself, not JSON. */
