@@ -14,7 +14,7 @@ const GREEDY = ['path', 'ref', 'branch'];
 /** Answers any endpoint may give that the description leaves to its general pages: auth, not found (or hidden), rate limits, outages. */
 const GENERAL_STATUSES = [401, 403, 404, 429, 500, 502, 503];
 
-export function githubDefinition(): Definition & { version: string } {
+export function githubDefinition(): Definition {
   const spec = JSON.parse(readFileSync(FILE, 'utf8'));
   withoutNullable(spec.components);
   withoutNullable(spec.paths);
@@ -79,7 +79,6 @@ export function githubDefinition(): Definition & { version: string } {
   };
   const built = new Map<string, Operation>();
   return {
-    version: spec.info.version,
     find(method, rawPath) {
       // The root of a repository's contents is /contents/ with an empty path, which GitHub also serves as /contents.
       const path = rawPath.replace(/\/contents$/, '/contents/');

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { SandboxExchange } from '../../src/sandbox/index.js';
@@ -23,9 +23,8 @@ interface RequestMetadata {
   errorMappings?: Record<string, Factory>;
 }
 
-export async function graphDefinition(): Promise<Definition & { version: string }> {
+export async function graphDefinition(): Promise<Definition> {
   const models = await import(join(GRAPH, 'models/index.js'));
-  const version = JSON.parse(readFileSync(join(USERS, 'package.json'), 'utf8')).version as string;
   const builders = new Map<string, { module: Record<string, any>; metadata: Record<string, RequestMetadata> } | null>();
 
   const builderAt = async (folder: string) => {
@@ -74,7 +73,6 @@ export async function graphDefinition(): Promise<Definition & { version: string 
   const found = new Map<string, Operation | undefined>();
   const key = (method: string, path: string) => `${method} ${path}`;
   return {
-    version,
     find: (method, path) => found.get(key(method, path)),
     async prepare(exchanges: SandboxExchange[]) {
       for (const { request } of exchanges) {

@@ -35,8 +35,7 @@ interface Issue {
 }
 type Zod = { safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: Issue[] } } };
 
-export async function vercelDefinition(): Promise<Definition & { version: string }> {
-  const pkg = JSON.parse(readFileSync(join(SDK, 'package.json'), 'utf8'));
+export async function vercelDefinition(): Promise<Definition> {
   const operations = readdirSync(join(SDK, 'esm/funcs'))
     .filter((f) => f.endsWith('.js'))
     .map((f) => parseFunc(readFileSync(join(SDK, 'esm/funcs', f), 'utf8')))
@@ -85,7 +84,6 @@ export async function vercelDefinition(): Promise<Definition & { version: string
     };
   };
   return {
-    version: pkg.version,
     find(method, path) {
       const found = lookup(operations, method, path);
       return found && built.get(found.id);
