@@ -24,6 +24,8 @@ interface SdkOperation {
   imports: Map<string, string>;
   request?: string;
   bodyIsRequest: boolean;
+  /** The query parameters the operation takes, as sent. */
+  query: string[];
   answers: Answer[];
 }
 
@@ -68,9 +70,11 @@ export async function vercelDefinition(): Promise<Definition> {
     return {
       id: op.id,
       checkRequest(exchange) {
+        const problems = [...new Set(exchange.request.query.keys())].filter((k) => !op.query.includes(k)).map((k) => `query parameter '${k}' is not documented`);
         const sent = exchange.request.rawBody.length > 0;
-        if (sent && !body) return ['sends a body; the operation takes none'];
-        return sent && body ? check(body, exchange.request.body, 'request body') : [];
+        if (sent && !body) problems.push('sends a body; the operation takes none');
+        else if (sent && body) problems.push(...check(body, exchange.request.body, 'request body'));
+        return problems;
       },
       checkResponse(exchange) {
         const answer = answers.find((a) => a.statuses.some((s) => s === exchange.status || s === `${String(exchange.status)[0]}XX`));
@@ -132,6 +136,7 @@ function parseFunc(source: string): SdkOperation | undefined {
     answers.push({ statuses: Array.isArray(statuses) ? statuses : [statuses], schema: m[1] === 'json' || m[1] === 'jsonErr' ? m[3] : undefined });
   }
   const bodyFrom = /encodeJSON\("body", payload(\.[A-Za-z]+)?/.exec(source);
+  const query = [.../encodeFormQuery\(\{([^}]*)\}/.exec(source)?.[1]?.matchAll(/"([^"]+)":/g) ?? []].map((m) => m[1]!);
   const request = [...imports.keys()].find((n) => n.endsWith('Request$outboundSchema'));
   return {
     id: `${method} ${template}`,
@@ -142,6 +147,7 @@ function parseFunc(source: string): SdkOperation | undefined {
     imports,
     request: bodyFrom ? request : undefined,
     bodyIsRequest: !!bodyFrom && !bodyFrom[1],
+    query,
     answers,
   };
 }

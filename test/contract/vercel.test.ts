@@ -102,12 +102,13 @@ describe("the Vercel stand-in, held to the API's models in @vercel/sdk", () => {
     const body = { ...hook.request.body, events: 'deployment.succeeded' };
     const drifted = [
       { ...project, payload: JSON.stringify({ ...rest, name: 42 }) },
-      { ...hook, request: { ...hook.request, body, rawBody: Buffer.from(JSON.stringify(body)) } },
+      { ...hook, request: { ...hook.request, query: new URLSearchParams('teamId=team_sbx&colour=red'), body, rawBody: Buffer.from(JSON.stringify(body)) } },
     ];
     const { problems } = await checkExchanges(definition, drifted);
     expect(problems).toEqual([
       expect.stringMatching(/: answer\/accountId is required but missing$/),
       expect.stringMatching(/: answer\/name is 42, of the wrong type$/),
+      expect.stringMatching(/: query parameter 'colour' is not documented$/),
       expect.stringMatching(/: request body\/events Expected array, received string$/),
     ]);
   });
