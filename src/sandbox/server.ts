@@ -43,7 +43,7 @@ export interface SandboxServer {
   url: string;
   /** Every request received, in order. */
   requests: SandboxRequest[];
-  /** Every answer given, in order. */
+  /** The answers given, in order: the last EXCHANGES_KEPT of them, so a long-running sandbox does not grow without end. */
   exchanges: SandboxExchange[];
   /** Requests that matched no route (answered 501). */
   misses: SandboxRequest[];
@@ -82,6 +82,8 @@ function compile(key: string): CompiledRoute {
     .join('/');
   return { key, method, pattern: new RegExp(`^${source}/?$`), names };
 }
+
+export const EXCHANGES_KEPT = 5_000;
 
 /** Starts a stand-in provider: a real HTTP server on 127.0.0.1 with state kept by its route handlers. */
 export async function startSandboxServer(name: string, routes: Routes, port = 0, onMiss?: (request: SandboxRequest) => void): Promise<SandboxServer> {
@@ -139,6 +141,7 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0,
       }
       const { status, headers, payload } = encode(response);
       exchanges.push({ request, route: match?.key, injected, status, headers, payload });
+      if (exchanges.length > EXCHANGES_KEPT) exchanges.splice(0, exchanges.length - EXCHANGES_KEPT);
       res.writeHead(status, headers);
       res.end(payload);
     });
