@@ -7,7 +7,12 @@ import { answerBody, mediaType, specificity, templatePattern, type Definition, t
 
 /** GitHub's REST description (OpenAPI 3.0), as @octokit/openapi ships it. */
 const FILE = createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json');
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const addStandardFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+/** The standard formats, and the two of GitHub's own its description uses. */
+const addFormats = (ajv: Ajv) =>
+  addStandardFormats(ajv)
+    .addFormat('repo.nwo', /^[\w.-]+(\/[\w.-]+)?$/)
+    .addFormat('timestamp', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 /** Parameters GitHub documents as one segment that hold slashes (file paths, branch names, refs). */
 const GREEDY = ['path', 'ref', 'branch'];
