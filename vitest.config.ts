@@ -5,5 +5,6 @@ export default defineConfig({
     // Tests that start processes wait for them; a loaded machine (CI shares its cores) can take longer than 5 s.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    setupFiles: ['test/setup.ts'],
   },
 });

@@ -63,9 +63,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const dataDir = config.sandbox ? join(config.dataDir, 'sandbox') : config.dataDir;
     if (config.sandbox) {
       // Loaded only when asked for: the stand-in providers are most of the code.
-      const { startSandbox } = await loadSandbox();
+      const { logMisses, startSandbox } = await loadSandbox();
       checkStillWanted();
-      const started = await startSandbox();
+      const started = await startSandbox({ onMiss: logMisses(logger) });
       closers.push(() => started.close());
       sandbox = started;
       baseUrls = started.baseUrls;

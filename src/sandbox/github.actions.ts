@@ -1,6 +1,7 @@
 import type { Routes, SandboxRequest } from './server.js';
 import type { GhRepo, GithubState } from './github.js';
-import { GhError, ctxOf, findRepo, missingField, notFound, nowIso, paginate, permissionsOf, repoUrl, roleOf, simpleUser, type Ctx } from './github.render.js';
+import { treeSha } from './github.git.js';
+import { GhError, ctxOf, findRepo, minimalRepo, missingField, notFound, nowIso, paginate, permissionsOf, repoUrl, roleOf, simpleUser, type Ctx } from './github.render.js';
 import { dateMatches } from './github.search.js';
 import { header, isObject } from './util.js';
 
@@ -106,7 +107,7 @@ function renderWorkflow(ctx: Ctx, repo: GhRepo, w: Workflow) {
 function renderRun(ctx: Ctx, repo: GhRepo, w: Workflow | undefined, r: WorkflowRun) {
   const url = `${repoUrl(ctx, repo)}/actions/runs/${r.id}`;
   const commit = repo.git.commits[r.head_sha];
-  const mini = { id: repo.id, node_id: repo.node_id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, private: repo.private, owner: simpleUser(ctx, repo.owner), html_url: `https://github.com/${repo.owner}/${repo.name}`, url: repoUrl(ctx, repo) };
+  const mini = minimalRepo(ctx, repo);
   return {
     id: r.id,
     name: w?.name ?? null,
@@ -140,7 +141,7 @@ function renderRun(ctx: Ctx, repo: GhRepo, w: Workflow | undefined, r: WorkflowR
     previous_attempt_url: r.run_attempt > 1 ? `${url}/attempts/${r.run_attempt - 1}` : null,
     workflow_url: `${repoUrl(ctx, repo)}/actions/workflows/${r.workflow_id}`,
     head_commit: commit
-      ? { id: commit.sha, tree_id: null, message: commit.message, timestamp: commit.author.date, author: { name: commit.author.name, email: commit.author.email }, committer: { name: commit.committer.name, email: commit.committer.email } }
+      ? { id: commit.sha, tree_id: treeSha(commit.tree), message: commit.message, timestamp: commit.author.date, author: { name: commit.author.name, email: commit.author.email }, committer: { name: commit.committer.name, email: commit.committer.email } }
       : null,
     repository: mini,
     head_repository: mini,

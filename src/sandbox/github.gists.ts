@@ -74,7 +74,8 @@ function renderGist(ctx: Ctx, g: GhGist, full: boolean) {
         const file = {
           filename: name,
           type,
-          language,
+          // GitHub's description has no null language: a file of no known language has none.
+          ...(language ? { language } : {}),
           raw_url: `https://gist.githubusercontent.com/${g.owner}/${g.id}/raw/${sha1(content)}/${name}`,
           size: Buffer.byteLength(content),
         };

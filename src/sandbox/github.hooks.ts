@@ -23,6 +23,8 @@ export interface SbxDelivery {
   status_code: number;
   event: string;
   action: string | null;
+  installation_id: number | null;
+  repository_id: number | null;
   request: { headers: Record<string, string>; payload: unknown };
   response: { body: string };
 }
@@ -137,6 +139,8 @@ async function deliver(state: GithubState, hook: SbxHook, event: string, payload
     status_code: code,
     event,
     action: isObject(payload) && typeof payload.action === 'string' ? payload.action : null,
+    installation_id: null,
+    repository_id: isObject(payload) && isObject(payload.repository) && typeof payload.repository.id === 'number' ? payload.repository.id : null,
     request: { headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k.startsWith('x-hub-signature') ? '********' : v])), payload },
     response: { body: text },
   };

@@ -8,6 +8,7 @@ import {
   findIssue,
   findRepo,
   list,
+  minimalRepo,
   notFound,
   nowIso,
   permissionsOf,
@@ -297,11 +298,10 @@ export function issueRoutes(state: GithubState): Routes {
 }
 
 function renderInvitation(ctx: Ctx, repo: GhRepo, i: GhRepo['invitations'][number]) {
-  const r = renderRepo(ctx, repo);
   return {
     id: i.id,
     node_id: 'RI_kwDO' + Buffer.from(`inv${i.id}`).toString('base64url'),
-    repository: { id: r.id, node_id: r.node_id, name: r.name, full_name: r.full_name, private: r.private, owner: r.owner, html_url: r.html_url, url: r.url },
+    repository: minimalRepo(ctx, repo),
     invitee: simpleUser(ctx, i.invitee),
     inviter: simpleUser(ctx, i.inviter),
     permissions: i.permissions,

@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest } from './server.js';
-import type { GhIssue, GhRepo, GithubState } from './github.js';
+import type { GhIssue, GhRepo, GhReview, GithubState } from './github.js';
 import { aheadOf, commit, diffTrees, mergeBase, mergeTrees } from './github.git.js';
 import {
   GhError,
@@ -73,7 +73,16 @@ function renderPull(ctx: Ctx, repo: GhRepo, issue: GhIssue, full: boolean) {
     requested_teams: [],
     head: side(p.head, headSha),
     base: side(p.base, baseSha),
-    _links: { self: { href: url }, html: { href: base.html_url }, issue: { href: base.url }, comments: { href: base.comments_url }, commits: { href: `${url}/commits` } },
+    _links: {
+      self: { href: url },
+      html: { href: base.html_url },
+      issue: { href: base.url },
+      comments: { href: base.comments_url },
+      review_comments: { href: `${url}/comments` },
+      review_comment: { href: `${repoUrl(ctx, repo)}/pulls/comments{/number}` },
+      commits: { href: `${url}/commits` },
+      statuses: { href: `${repoUrl(ctx, repo)}/statuses/${headSha}` },
+    },
     author_association: base.author_association,
     auto_merge: null,
     draft: p.draft,
@@ -256,19 +265,7 @@ export function pullRoutes(state: GithubState): Routes {
     'GET /repos/:owner/:repo/pulls/:number/reviews': (req) => {
       const { ctx, repo } = at(req);
       const issue = findIssue(repo, req.params.number!, true);
-      const url = `${repoUrl(ctx, repo)}/pulls/${issue.number}`;
-      return list(req, issue.pull!.reviews, (r) => ({
-        id: r.id,
-        node_id: r.node_id,
-        user: simpleUser(ctx, r.user),
-        body: r.body,
-        state: r.state,
-        html_url: `https://github.com/${repo.owner}/${repo.name}/pull/${issue.number}#pullrequestreview-${r.id}`,
-        pull_request_url: url,
-        author_association: repo.collaborators[r.user] ? 'COLLABORATOR' : 'NONE',
-        submitted_at: r.submitted_at,
-        commit_id: r.commit_id,
-      }));
+      return list(req, issue.pull!.reviews, (r) => renderReview(ctx, repo, issue.number, r));
     },
     'POST /repos/:owner/:repo/pulls/:number/reviews': (req) => {
       const { repo } = at(req);
@@ -285,7 +282,7 @@ export function pullRoutes(state: GithubState): Routes {
       const review = { id: ++state.seq, node_id: 'PRR_kwDO' + Buffer.from(`r${state.seq}`).toString('base64url'), user: state.login, body: String(b.body ?? ''), state: states[event], submitted_at: nowIso(), commit_id: repo.git.branches[p.head] ?? p.head_sha ?? '' };
       p.reviews.push(review);
       p.requested_reviewers = p.requested_reviewers.filter((r) => r !== state.login);
-      return { status: 200, body: { id: review.id, node_id: review.node_id, user: simpleUser(ctxOf(state, req), review.user), body: review.body, state: review.state, submitted_at: review.submitted_at, commit_id: review.commit_id } };
+      return { status: 200, body: renderReview(ctxOf(state, req), repo, issue.number, review) };
     },
     'PUT /repos/:owner/:repo/pulls/:number/reviews/:review_id/dismissals': (req) => {
       const { repo } = at(req);
@@ -295,7 +292,25 @@ export function pullRoutes(state: GithubState): Routes {
       if (review.state === 'COMMENTED') throw new GhError(422, 'Can not dismiss a commented pull request review', DOC.reviews);
       // GhReview's union predates dismissals; the wire value is DISMISSED.
       (review as { state: string }).state = 'DISMISSED';
-      return { status: 200, body: { id: review.id, user: simpleUser(ctxOf(state, req), review.user), state: 'DISMISSED', submitted_at: review.submitted_at } };
+      return { status: 200, body: renderReview(ctxOf(state, req), repo, Number(req.params.number), review) };
     },
+  };
+}
+
+function renderReview(ctx: Ctx, repo: GhRepo, number: number, r: GhReview) {
+  const html = `https://github.com/${repo.owner}/${repo.name}/pull/${number}#pullrequestreview-${r.id}`;
+  const pull = `${repoUrl(ctx, repo)}/pulls/${number}`;
+  return {
+    id: r.id,
+    node_id: r.node_id,
+    user: simpleUser(ctx, r.user),
+    body: r.body,
+    state: r.state,
+    html_url: html,
+    pull_request_url: pull,
+    _links: { html: { href: html }, pull_request: { href: pull } },
+    author_association: repo.collaborators[r.user] ? 'COLLABORATOR' : 'NONE',
+    submitted_at: r.submitted_at,
+    commit_id: r.commit_id,
   };
 }

@@ -1,5 +1,5 @@
 import type { SandboxRequest, SandboxResponse } from './server.js';
-import type { GhIssue, GhLabel, GhRepo, GithubState, RepoRole } from './github.js';
+import type { GhIssue, GhLabel, GhRepo, GhUser, GithubState, RepoRole } from './github.js';
 import { treeSha, type GitCommit } from './github.git.js';
 import { intParam, originOf } from './util.js';
 
@@ -100,8 +100,90 @@ export function simpleUser(ctx: Ctx, login: string | null) {
   };
 }
 
+/** An organization as GET /orgs/{org} answers it. */
+export function renderOrg(ctx: Ctx, u: GhUser, description: string | null, publicRepos: number) {
+  const url = `${ctx.api}/orgs/${u.login}`;
+  return {
+    login: u.login,
+    id: u.id,
+    node_id: u.node_id,
+    url,
+    repos_url: `${url}/repos`,
+    events_url: `${url}/events`,
+    hooks_url: `${url}/hooks`,
+    issues_url: `${url}/issues`,
+    members_url: `${url}/members{/member}`,
+    public_members_url: `${url}/public_members{/member}`,
+    avatar_url: `https://avatars.githubusercontent.com/u/${u.id}?v=4`,
+    description,
+    name: u.name,
+    blog: u.blog,
+    email: u.email,
+    html_url: `https://github.com/${u.login}`,
+    has_organization_projects: true,
+    has_repository_projects: true,
+    type: 'Organization',
+    public_repos: publicRepos,
+    public_gists: 0,
+    followers: 0,
+    following: 0,
+    created_at: u.created_at,
+    updated_at: u.updated_at,
+    archived_at: null,
+  };
+}
+
 export function repoUrl(ctx: Ctx, repo: GhRepo): string {
   return `${ctx.api}/repos/${repo.owner}/${repo.name}`;
+}
+
+/** The hypermedia links every repository object carries, minimal ones included. */
+function repoLinks(url: string) {
+  return {
+    archive_url: `${url}/{archive_format}{/ref}`,
+    assignees_url: `${url}/assignees{/user}`,
+    blobs_url: `${url}/git/blobs{/sha}`,
+    branches_url: `${url}/branches{/branch}`,
+    collaborators_url: `${url}/collaborators{/collaborator}`,
+    comments_url: `${url}/comments{/number}`,
+    commits_url: `${url}/commits{/sha}`,
+    compare_url: `${url}/compare/{base}...{head}`,
+    contents_url: `${url}/contents/{+path}`,
+    contributors_url: `${url}/contributors`,
+    deployments_url: `${url}/deployments`,
+    downloads_url: `${url}/downloads`,
+    events_url: `${url}/events`,
+    forks_url: `${url}/forks`,
+    git_commits_url: `${url}/git/commits{/sha}`,
+    git_refs_url: `${url}/git/refs{/sha}`,
+    git_tags_url: `${url}/git/tags{/sha}`,
+    hooks_url: `${url}/hooks`,
+    issue_comment_url: `${url}/issues/comments{/number}`,
+    issue_events_url: `${url}/issues/events{/number}`,
+    issues_url: `${url}/issues{/number}`,
+    keys_url: `${url}/keys{/key_id}`,
+    labels_url: `${url}/labels{/name}`,
+    languages_url: `${url}/languages`,
+    merges_url: `${url}/merges`,
+    milestones_url: `${url}/milestones{/number}`,
+    notifications_url: `${url}/notifications{?since,all,participating}`,
+    pulls_url: `${url}/pulls{/number}`,
+    releases_url: `${url}/releases{/id}`,
+    stargazers_url: `${url}/stargazers`,
+    statuses_url: `${url}/statuses/{sha}`,
+    subscribers_url: `${url}/subscribers`,
+    subscription_url: `${url}/subscription`,
+    tags_url: `${url}/tags`,
+    teams_url: `${url}/teams`,
+    trees_url: `${url}/git/trees{/sha}`,
+  };
+}
+
+/** A repository as GitHub nests it in other objects (workflow runs, notifications): identity and links. */
+export function minimalRepo(ctx: Ctx, repo: GhRepo) {
+  const url = repoUrl(ctx, repo);
+  const full = `${repo.owner}/${repo.name}`;
+  return { id: repo.id, node_id: repo.node_id, name: repo.name, full_name: full, private: repo.private, owner: simpleUser(ctx, repo.owner), html_url: `https://github.com/${full}`, description: repo.description, fork: false, url, ...repoLinks(url) };
 }
 
 export function renderRepo(ctx: Ctx, repo: GhRepo) {
@@ -120,14 +202,7 @@ export function renderRepo(ctx: Ctx, repo: GhRepo) {
     description: repo.description,
     fork: false,
     url,
-    branches_url: `${url}/branches{/branch}`,
-    commits_url: `${url}/commits{/sha}`,
-    contents_url: `${url}/contents/{+path}`,
-    issues_url: `${url}/issues{/number}`,
-    pulls_url: `${url}/pulls{/number}`,
-    releases_url: `${url}/releases{/id}`,
-    collaborators_url: `${url}/collaborators{/collaborator}`,
-    git_refs_url: `${url}/git/refs{/sha}`,
+    ...repoLinks(url),
     created_at: repo.created_at,
     updated_at: repo.updated_at,
     pushed_at: repo.pushed_at,
@@ -162,6 +237,13 @@ export function renderRepo(ctx: Ctx, repo: GhRepo) {
     watchers: repo.stargazers.length,
     default_branch: repo.default_branch,
     permissions: permissionsOf(roleOf(ctx.state, repo, ctx.state.login)),
+  };
+}
+
+/** A repository as GET /repos/{owner}/{repo} and repository creation answer it: with its network and organization. */
+export function renderFullRepo(ctx: Ctx, repo: GhRepo) {
+  return {
+    ...renderRepo(ctx, repo),
     network_count: repo.forks_count,
     subscribers_count: repo.subscribers.length,
     ...(repo.owner in ctx.state.orgs ? { organization: simpleUser(ctx, repo.owner) } : {}),

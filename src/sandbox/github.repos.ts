@@ -12,6 +12,8 @@ import {
   paginate,
   permissionsOf,
   renderCommit,
+  renderFullRepo,
+  renderOrg,
   renderRepo,
   repoUrl,
   roleOf,
@@ -217,7 +219,7 @@ function createRepo(state: GithubState, req: SandboxRequest, owner: string): San
     repo.git.branches.main = c.sha;
   }
   state.repos.push(repo);
-  return { status: 201, body: renderRepo(ctx, repo), headers: { location: repoUrl(ctx, repo) } };
+  return { status: 201, body: renderFullRepo(ctx, repo), headers: { location: repoUrl(ctx, repo) } };
 }
 
 const LICENSES: Record<string, { key: string; name: string; spdx_id: string }> = {
@@ -238,14 +240,15 @@ export function repoRoutes(state: GithubState): Routes {
       const u = Object.values(state.users).find((x) => x.login.toLowerCase() === req.params.username!.toLowerCase());
       if (!u) throw notFound('https://docs.github.com/rest/users/users#get-a-user');
       const { email: _email, ...pub } = u;
-      return ok({ ...simpleUser(ctxOf(state, req), u.login), ...pub, email: null, public_repos: state.repos.filter((r) => r.owner === u.login && !r.private).length });
+      const publicRepos = state.repos.filter((r) => r.owner === u.login && !r.private).length;
+      return ok({ ...simpleUser(ctxOf(state, req), u.login), ...pub, email: null, hireable: null, public_repos: publicRepos, public_gists: 0, followers: 0, following: 0 });
     },
     'GET /orgs/:org': (req) => {
       const org = state.orgs[req.params.org!.toLowerCase()];
       const u = state.users[req.params.org!.toLowerCase()];
       if (!org || !u) throw notFound('https://docs.github.com/rest/orgs/orgs#get-an-organization');
       const ctx = ctxOf(state, req);
-      return ok({ login: u.login, id: u.id, node_id: u.node_id, url: `${ctx.api}/orgs/${u.login}`, repos_url: `${ctx.api}/orgs/${u.login}/repos`, description: org.description, name: u.name, blog: u.blog, email: u.email, html_url: `https://github.com/${u.login}`, type: 'Organization', public_repos: state.repos.filter((r) => r.owner === u.login && !r.private).length, created_at: u.created_at, updated_at: u.updated_at });
+      return ok(renderOrg(ctx, u, org.description, state.repos.filter((r) => r.owner === u.login && !r.private).length));
     },
     'GET /rate_limit': () => {
       const core = bucket(state.rateLimits.core);
@@ -281,7 +284,7 @@ export function repoRoutes(state: GithubState): Routes {
     },
     'GET /repos/:owner/:repo': (req) => {
       const { ctx, repo } = repoOf(req);
-      return ok(renderRepo(ctx, repo));
+      return ok(renderFullRepo(ctx, repo));
     },
     'GET /user/starred/:owner/:repo': (req) => {
       const { repo } = repoOf(req);

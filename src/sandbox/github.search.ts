@@ -142,8 +142,13 @@ export function searchRoutes(state: GithubState): Routes {
       return {
         status: 200,
         headers,
-        body: { total_count: found.length, incomplete_results: false, items: items.map(({ repo, i }) => ({ ...renderIssue(ctx, repo, i), score: 1 })) },
+        body: { total_count: found.length, incomplete_results: false, search_type: 'lexical', items: items.map(({ repo, i }) => searchItem(renderIssue(ctx, repo, i))) },
       };
     },
   };
+}
+
+/** An issue as search finds it: scored, and without closed_by, which only the issue itself names. */
+function searchItem({ closed_by: _closedBy, ...issue }: ReturnType<typeof renderIssue>) {
+  return { ...issue, score: 1 };
 }

@@ -5,10 +5,11 @@ import { OUTLOOK_SAMPLE_TOKEN, createOutlookState, outlookRoutes, type OutlookSt
 import { createOAuthSandbox, TokenSet, type OAuthSandbox } from './oauth.js';
 import { oauthRoutes } from './oauth.routes.js';
 import { SALES_SAMPLE_KEY, createSalesState, salesRoutes, type SalesState } from './sales.js';
-import { startSandboxServer, type SandboxServer } from './server.js';
+import type { Logger } from '../log.js';
+import { startSandboxServer, type SandboxRequest, type SandboxServer } from './server.js';
 import { VERCEL_SAMPLE_TOKEN, createVercelState, vercelRoutes, type VercelState } from './vercel.js';
 
-export { startSandboxServer, type Routes, type SandboxHandler, type SandboxRequest, type SandboxResponse, type SandboxServer } from './server.js';
+export { reportMiss, startSandboxServer, takeMisses, type Routes, type SandboxExchange, type SandboxHandler, type SandboxRequest, type SandboxResponse, type SandboxServer } from './server.js';
 export { createGithubState, githubEnterpriseRoutes, githubRoutes, type GithubState } from './github.js';
 export { createOutlookState, outlookRoutes, type OutlookState } from './outlook.js';
 export { deliverEmail, expireDeltaTokens } from './outlook.delta.js';
@@ -59,7 +60,17 @@ export interface Sandbox {
 
 export interface SandboxOptions {
   ports?: Partial<Record<Provider, number>>;
+  /** Told of each request no route answers (the stand-in answers it 501). */
+  onMiss?: (provider: Provider, request: SandboxRequest) => void;
 }
+
+/** Logs each request the stand-ins have no route for: a gap in the sandbox, worth a line where someone looks. */
+export function logMisses(logger: Logger): NonNullable<SandboxOptions['onMiss']> {
+  return (provider, request) => logger.warn(SANDBOX_MISS, { provider, method: request.method, path: request.path });
+}
+
+/** The message of that line, which tests read from a child process's output. */
+export const SANDBOX_MISS = 'sandbox has no route';
 
 /** The sample accounts, one per provider. */
 export function sandboxAccounts(): NewAccount[] {
@@ -113,7 +124,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const started: SandboxServer[] = [];
   try {
     const start = async (name: Provider, routes: Parameters<typeof startSandboxServer>[1]) => {
-      const server = await startSandboxServer(name, routes, ports[name] ?? 0);
+      const server = await startSandboxServer(name, routes, ports[name] ?? 0, options.onMiss && ((request) => options.onMiss!(name, request)));
       started.push(server);
       return server;
     };

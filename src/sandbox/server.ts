@@ -20,6 +20,19 @@ export interface SandboxResponse {
   body?: unknown;
 }
 
+/** One request and the answer it got, as sent on the wire. */
+export interface SandboxExchange {
+  request: SandboxRequest;
+  /** The route key that answered, or undefined for a miss. */
+  route?: string;
+  /** Whether a test's `use` or `once` answered instead of the sandbox's own route. */
+  injected: boolean;
+  status: number;
+  headers: Record<string, string>;
+  /** The answer's body as sent (JSON bodies already serialized). */
+  payload?: Buffer | string;
+}
+
 export type SandboxHandler = (req: SandboxRequest) => SandboxResponse | Promise<SandboxResponse>;
 
 /** A route table keyed 'METHOD /path/:param'; a `*rest` segment matches the rest of the path. */
@@ -30,6 +43,8 @@ export interface SandboxServer {
   url: string;
   /** Every request received, in order. */
   requests: SandboxRequest[];
+  /** The answers given, in order: the last EXCHANGES_KEPT of them, so a long-running sandbox does not grow without end. */
+  exchanges: SandboxExchange[];
   /** Requests that matched no route (answered 501). */
   misses: SandboxRequest[];
   /** Replace or add one route until reset(). */
@@ -68,12 +83,15 @@ function compile(key: string): CompiledRoute {
   return { key, method, pattern: new RegExp(`^${source}/?$`), names };
 }
 
+export const EXCHANGES_KEPT = 5_000;
+
 /** Starts a stand-in provider: a real HTTP server on 127.0.0.1 with state kept by its route handlers. */
-export async function startSandboxServer(name: string, routes: Routes, port = 0): Promise<SandboxServer> {
+export async function startSandboxServer(name: string, routes: Routes, port = 0, onMiss?: (request: SandboxRequest) => void): Promise<SandboxServer> {
   const base = new Map(Object.entries(routes));
   let overrides = new Map<string, SandboxHandler>();
   let queued = new Map<string, SandboxResponse[]>();
   const requests: SandboxRequest[] = [];
+  const exchanges: SandboxExchange[] = [];
   const misses: SandboxRequest[] = [];
   let compiled: CompiledRoute[] = [];
   const recompile = () => {
@@ -83,7 +101,7 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
   };
   recompile();
 
-  const server: Server = createServer((req, res) => {
+  const http: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -101,13 +119,18 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
       requests.push(request);
       const match = findRoute(compiled, request.method, url.pathname);
       let response: SandboxResponse;
+      let injected = false;
       if (!match) {
         misses.push(request);
+        unchecked.add(server);
+        onMiss?.(request);
         response = { status: 501, body: { error: { code: 'NotImplemented', message: `${name} sandbox has no route for ${request.method} ${url.pathname}` } } };
       } else {
         request.params = match.params;
         const pending = queued.get(match.key);
-        const handler = overrides.get(match.key) ?? base.get(match.key);
+        const override = overrides.get(match.key);
+        injected = !!pending?.length || !!override;
+        const handler = override ?? base.get(match.key);
         try {
           if (pending?.length) response = pending.shift()!;
           else if (handler) response = await handler(request);
@@ -116,22 +139,27 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
           response = { status: 500, body: { error: { code: 'SandboxFailure', message: String(error) } } };
         }
       }
-      send(res, response);
+      const { status, headers, payload } = encode(response);
+      exchanges.push({ request, route: match?.key, injected, status, headers, payload });
+      if (exchanges.length > EXCHANGES_KEPT) exchanges.splice(0, exchanges.length - EXCHANGES_KEPT);
+      res.writeHead(status, headers);
+      res.end(payload);
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
+    http.once('error', reject);
+    http.listen(port, '127.0.0.1', () => {
+      http.off('error', reject);
       resolve();
     });
   });
-  const { port: actual } = server.address() as AddressInfo;
+  const { port: actual } = http.address() as AddressInfo;
 
-  return {
+  const server: SandboxServer = {
     name,
     url: `http://127.0.0.1:${actual}`,
     requests,
+    exchanges,
     misses,
     use(key, handler) {
       overrides.set(key, handler);
@@ -145,15 +173,37 @@ export async function startSandboxServer(name: string, routes: Routes, port = 0)
       overrides = new Map();
       queued = new Map();
       requests.length = 0;
+      exchanges.length = 0;
       misses.length = 0;
       recompile();
     },
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+        http.closeAllConnections();
+        http.close(() => resolve());
       }),
   };
+  return server;
+}
+
+/** Servers with misses not yet taken by takeMisses(), closed ones included. */
+const unchecked = new Set<SandboxServer>();
+/** Misses of sandboxes in other processes, as reported by whoever reads their output. */
+const reported: string[] = [];
+
+/** Notes a miss of a sandbox in another process (its 'sandbox has no route' log line), as 'name METHOD /path'. */
+export function reportMiss(description: string): void {
+  reported.push(description);
+}
+
+/**
+ * Every miss since the last call, as 'name METHOD /path': this process's sandbox servers' and those reported from
+ * other processes; then forgets them. A test that provokes a miss on purpose clears that server's `misses`.
+ */
+export function takeMisses(): string[] {
+  const found = [...unchecked].flatMap((s) => s.misses.splice(0).map((r) => `${s.name} ${r.method} ${r.path}`));
+  unchecked.clear();
+  return [...found, ...reported.splice(0)];
 }
 
 function specificity(route: CompiledRoute): number {
@@ -190,7 +240,7 @@ function parseJson(raw: Buffer): any {
   }
 }
 
-function send(res: import('node:http').ServerResponse, response: SandboxResponse): void {
+function encode(response: SandboxResponse): { status: number; headers: Record<string, string>; payload?: Buffer | string } {
   const status = response.status ?? 200;
   const headers: Record<string, string> = { ...response.headers };
   let payload: Buffer | string | undefined;
@@ -200,6 +250,5 @@ function send(res: import('node:http').ServerResponse, response: SandboxResponse
     payload = JSON.stringify(response.body);
     headers['content-type'] ??= 'application/json; charset=utf-8';
   }
-  res.writeHead(status, headers);
-  res.end(payload);
+  return { status, headers, payload };
 }

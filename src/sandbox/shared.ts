@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { Config, OAuthProvider, OAuthSettings } from '../config.js';
 import { openStore } from '../store/index.js';
 import type { Provider, Store } from '../store/types.js';
-import { sandboxAccounts, startSandbox, type Sandbox } from './index.js';
+import { createLogger } from '../log.js';
+import { logMisses, sandboxAccounts, startSandbox, type Sandbox } from './index.js';
 
 /** What another process needs to reach the stand-ins of a running `serve --sandbox`. */
 export interface SandboxEndpoints {
@@ -101,7 +102,7 @@ export async function joinSandbox(config: Config): Promise<SandboxSession> {
   if (running) {
     return { config: { ...config, sandbox: true, dataDir, baseUrls: running.baseUrls, oauth: running.oauth }, close: async () => undefined };
   }
-  const sandbox = await startSandbox();
+  const sandbox = await startSandbox({ onMiss: logMisses(createLogger()) });
   return {
     config: { ...config, sandbox: true, dataDir, baseUrls: sandbox.baseUrls, oauth: sandbox.oauthSettings },
     temporary: sandbox,

@@ -25,7 +25,7 @@ export function seedVercel(now: number): Omit<VercelState, 'tokens' | 'rateLimit
     billing: { plan: 'hobby', period: null, trial: null, cancelation: null, addons: null },
     resourceConfig: { concurrentBuilds: 1 },
     stagingPrefix: 'sbx-vercel',
-    version: 'northstar',
+    hasTrialAvailable: true,
   };
   const member = (uid: string, username: string, role: string, joined: number) => ({
     uid,
@@ -196,6 +196,7 @@ export function seedVercel(now: number): Omit<VercelState, 'tokens' | 'rateLimit
     name,
     ownerId,
     serviceType: 'zeit.world',
+    echMode: 'auto',
     nameservers: ['ns1.vercel-dns.com', 'ns2.vercel-dns.com'],
     intendedNameservers: ['ns1.vercel-dns.com', 'ns2.vercel-dns.com'],
     customNameservers: [],
@@ -203,11 +204,8 @@ export function seedVercel(now: number): Omit<VercelState, 'tokens' | 'rateLimit
     createdAt: now - age * DAY,
     boughtAt: now - age * DAY,
     expiresAt: now + (365 - age) * DAY,
-    transferredAt: null,
-    transferStartedAt: null,
     verified: true,
     renew: true,
-    zone: true,
     userId: USER_ID,
     teamId: ownerId.startsWith('team_') ? ownerId : null,
   });

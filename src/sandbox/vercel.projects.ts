@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest, SandboxResponse } from './server.js';
-import { VercelError, badRequest, notFound, scopeOf, type VercelEnv, type VercelProject, type VercelProjectDomain, type VercelState } from './vercel.js';
+import { VercelError, badRequest, notFound, planOf, scopeOf, type VercelDeployment, type VercelDomain, type VercelEnv, type VercelProject, type VercelProjectDomain, type VercelState } from './vercel.js';
 import { hexId, intParam, isObject } from './util.js';
 
 /** Vercel projects, their environment variables and domains, and account domains. */
@@ -23,24 +23,62 @@ function renderEnv(env: VercelEnv, decrypt: boolean) {
   return { ...env, value, decrypted: !hidden && env.type !== 'plain' };
 }
 
+/** An account domain as Vercel answers it, without the owner the sandbox files it under. */
+function renderDomain({ ownerId: _owner, ...domain }: VercelDomain) {
+  return domain;
+}
+
+/** A deployment as a project lists it (latestDeployments, targets). */
+function projectDeployment(state: VercelState, d: VercelDeployment) {
+  const creator = state.teams.flatMap((t) => t.members).find((m) => m.uid === d.creatorUid);
+  return {
+    id: d.uid,
+    name: d.name,
+    url: d.url,
+    deploymentHostname: d.url,
+    readyState: d.readyState,
+    target: d.target,
+    createdAt: d.createdAt,
+    createdIn: 'sfo1',
+    creator: { uid: d.creatorUid, username: creator?.username ?? state.user.username, email: creator?.email ?? state.user.email },
+    alias: d.aliases,
+    aliasAssigned: d.readyState === 'READY' ? (d.ready ?? null) : null,
+    aliasError: null,
+    plan: planOf(state, d.ownerId),
+    private: true,
+    type: 'LAMBDAS',
+  };
+}
+
 function renderProject(state: VercelState, p: VercelProject) {
   const latest = state.deployments.filter((d) => d.projectId === p.id).sort((a, b) => b.createdAt - a.createdAt);
   const production = latest.find((d) => d.target === 'production' && d.readyState === 'READY');
-  const { domains: _domains, env, ...rest } = p;
+  // A project without a connected repository has no link field at all.
+  const { domains, env, link, ...rest } = p;
+  const resources = { functionDefaultRegions: ['iad1'], functionDefaultTimeout: 300, fluid: true };
   return {
     ...rest,
+    ...(link ? { link } : {}),
+    alias: domains.filter((d) => d.verified).map((d) => ({
+      domain: d.name,
+      environment: d.gitBranch ? 'preview' : 'production',
+      target: d.gitBranch ? 'PREVIEW' : 'PRODUCTION',
+      deployment: null,
+      createdAt: d.createdAt,
+    })),
     autoExposeSystemEnvs: true,
+    defaultResourceConfig: resources,
+    deploymentExpiration: { expirationDays: 90, expirationDaysProduction: 365, expirationDaysCanceled: 30, expirationDaysErrored: 90, deploymentsToKeep: 10 },
     devCommand: null,
     directoryListing: false,
     env: env.map((e) => renderEnv(e, false)),
     gitForkProtection: true,
     lastRollbackTarget: null,
-    latestDeployments: latest.slice(0, 3).map((d) => ({ id: d.uid, url: d.url, readyState: d.readyState, target: d.target, createdAt: d.createdAt, alias: d.aliases })),
+    latestDeployments: latest.slice(0, 3).map((d) => projectDeployment(state, d)),
     live: false,
-    publicSource: null,
-    serverlessFunctionRegion: 'iad1',
+    resourceConfig: resources,
     sourceFilesOutsideRootDirectory: true,
-    targets: production ? { production: { id: production.uid, url: production.url, alias: production.aliases, readyState: production.readyState, target: 'production', createdAt: production.createdAt } } : {},
+    targets: production ? { production: projectDeployment(state, production) } : {},
   };
 }
 
@@ -177,7 +215,8 @@ export function projectRoutes(state: VercelState): Routes {
     const p = findProject(state, req);
     const decrypt = req.query.get('decrypt') === 'true';
     const branch = req.query.get('gitBranch');
-    const envs = p.env.filter((e) => !branch || !e.gitBranch || e.gitBranch === branch).map((e) => renderEnv(e, decrypt));
+    // Listed, each variable also carries the security findings on it (none here).
+    const envs = p.env.filter((e) => !branch || !e.gitBranch || e.gitBranch === branch).map((e) => ({ ...renderEnv(e, decrypt), securityIssues: [] }));
     return { status: 200, body: { envs, pagination: { count: envs.length, next: null, prev: null } } };
   };
   const findEnv = (req: SandboxRequest) => {
@@ -244,14 +283,14 @@ export function projectRoutes(state: VercelState): Routes {
     },
     'GET /v5/domains': (req) => {
       const { ownerId } = scopeOf(state, req);
-      const domains = state.domains.filter((d) => d.ownerId === ownerId);
+      const domains = state.domains.filter((d) => d.ownerId === ownerId).map(renderDomain);
       return { status: 200, body: { domains, pagination: { count: domains.length, next: null, prev: null } } };
     },
     'GET /v5/domains/:domain': (req) => {
       const { ownerId } = scopeOf(state, req);
       const d = state.domains.find((x) => x.ownerId === ownerId && x.name === req.params.domain!.toLowerCase());
       if (!d) throw new VercelError(404, 'not_found', `The domain "${req.params.domain}" was not found.`);
-      return { status: 200, body: { domain: d } };
+      return { status: 200, body: { domain: renderDomain(d) } };
     },
   };
 }

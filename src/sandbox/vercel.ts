@@ -197,7 +197,19 @@ export function planOf(state: VercelState, ownerId: string): VercelPlan {
 
 function renderTeam(state: VercelState, t: VercelTeam) {
   const me = t.members.find((m) => m.uid === state.user.id)!;
-  return { id: t.id, slug: t.slug, name: t.name, avatar: t.avatar, createdAt: t.createdAt, creatorId: t.creatorId, membership: { confirmed: true, confirmedAt: me.createdAt, role: me.role, uid: me.uid, createdAt: me.createdAt, teamId: t.id } };
+  return {
+    id: t.id,
+    slug: t.slug,
+    name: t.name,
+    avatar: t.avatar,
+    description: null,
+    billing: null,
+    stagingPrefix: t.slug,
+    createdAt: t.createdAt,
+    updatedAt: t.createdAt,
+    creatorId: t.creatorId,
+    membership: { confirmed: true, role: me.role, uid: me.uid, created: me.createdAt, createdAt: me.createdAt, teamId: t.id },
+  };
 }
 
 function teamOf(state: VercelState, idOrSlug: string): VercelTeam {
@@ -213,7 +225,9 @@ function coreRoutes(state: VercelState): Routes {
     const role = req.query.get('role');
     const search = req.query.get('search')?.toLowerCase();
     const list = team.members.filter((m) => (!role || m.role === role) && (!search || `${m.username} ${m.name} ${m.email}`.toLowerCase().includes(search)));
-    return { status: 200, body: { members: list, pagination: { count: list.length, hasNext: false, next: null, prev: null } } };
+    // A member without a picture has no avatar field at all.
+    const rendered = list.map(({ avatar, ...m }) => (avatar ? { ...m, avatar } : m));
+    return { status: 200, body: { members: rendered, pagination: { count: list.length, hasNext: false, next: null, prev: null } } };
   };
   return {
     'GET /v2/user': () => ({ status: 200, body: { user: state.user } }),

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { watchMisses } from './misses.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -13,6 +14,7 @@ export interface CliResult {
 export function runCli(args: string[], options: { env?: Record<string, string>; stdin?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: 'pipe' });
+    watchMisses(child.stderr);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -31,6 +33,7 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
 export function startHttpServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    watchMisses(child.stderr);
     let stderr = '';
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
     child.stderr.on('data', (d) => {
@@ -53,6 +56,7 @@ export function startUntilReady(
 ): Promise<{ child: ChildProcess; stdout: () => string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    watchMisses(child.stderr);
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from './cli.js';
+import { watchMisses } from './misses.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -35,6 +36,7 @@ const background: ChildProcess[] = [];
 function shell(command: string): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', command], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    watchMisses(child.stderr);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -47,6 +49,7 @@ function shell(command: string): Promise<Run> {
 function startUntil(command: string, ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
   // Its own process group: npx runs the command as a child of its own, and both must go when the test ends.
   const child = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  watchMisses(child.stderr);
   background.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
@@ -74,6 +77,7 @@ beforeAll(async () => {
   // `npm install -g .` links into this prefix instead of the machine's, and its bin comes first on PATH.
   env = { ...process.env, SWITCHBOARD_DATA_DIR: dataDir, npm_config_prefix: prefix, PATH: `${prefix}/bin:${process.env.PATH}` };
   server = spawn(process.execPath, [CLI, 'serve', '--sandbox', '--http', '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  watchMisses(server.stderr);
   server.stderr!.on('data', (d) => (banner += d));
   await until(() => /Try it[\s\S]*Sign-in pages/.test(banner), 20_000, 'the sandbox banner');
 });

@@ -10,6 +10,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/index.js';
 import { http } from '../sandbox/http.js';
 import { CLI, runCli, type CliResult } from './cli.js';
+import { watchMisses } from './misses.js';
 
 let sandbox: Sandbox;
 let dataDir: string;
@@ -43,6 +44,7 @@ afterAll(async () => {
 function runInteractive(args: string[], onStderr: (text: string) => void | Promise<void>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    watchMisses(child.stderr);
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { CLI, runCli, type CliResult } from './cli.js';
+import { watchMisses } from './misses.js';
 
 // A process that fails to start must exit by itself: these wait for the exit, with a deadline far beyond the 2 s it needs.
 const EXIT_DEADLINE_MS = 25_000;
@@ -42,6 +43,7 @@ function expectPortAdvice(r: CliResult): void {
 function serveStdioUntilExit(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    watchMisses(child.stderr);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_API_KEYS, SANDBOX_TOKENS, startSandbox } from '../../src/sandbox/index.js';
+import { SANDBOX_API_KEYS, SANDBOX_TOKENS, startSandbox, startSandboxServer, takeMisses } from '../../src/sandbox/index.js';
+import { EXCHANGES_KEPT } from '../../src/sandbox/server.js';
 import { PROVIDERS } from '../../src/store/types.js';
 import { http } from './http.js';
 
@@ -55,6 +56,8 @@ describe('startSandbox', () => {
       const res = await http('GET', `${sandbox.baseUrls.github}/no/such/thing`, { headers: { authorization: `Bearer ${SANDBOX_TOKENS.github}` } });
       expect(res.status).toBe(501);
       expect(sandbox.servers.github.misses.map((r) => r.path)).toEqual(['/no/such/thing']);
+      expect(takeMisses(), 'taken once, then forgotten').toEqual(['github GET /no/such/thing']);
+      expect(takeMisses()).toEqual([]);
     } finally {
       await sandbox.close();
     }
@@ -87,4 +90,21 @@ describe('startSandbox', () => {
       await sandbox.close();
     }
   });
+
+  it('records each exchange with its route, status and body, keeping only the last EXCHANGES_KEPT', async () => {
+    const server = await startSandboxServer('probe', { 'GET /n/:n': (req) => ({ status: 200, body: { n: Number(req.params.n) } }) });
+    try {
+      const total = EXCHANGES_KEPT + 3;
+      for (let start = 0; start < total; start += 50) {
+        await Promise.all(Array.from({ length: Math.min(50, total - start) }, (_, i) => fetch(`${server.url}/n/${start + i}`).then((r) => r.arrayBuffer())));
+      }
+      expect(server.exchanges).toHaveLength(EXCHANGES_KEPT);
+      const last = server.exchanges.at(-1)!;
+      expect(last).toMatchObject({ route: 'GET /n/:n', injected: false, status: 200 });
+      expect(JSON.parse(String(last.payload)).n).toBeGreaterThanOrEqual(total - 50);
+      expect(server.requests).toHaveLength(total);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
