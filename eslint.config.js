@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import ts from 'typescript';
 import tseslint from 'typescript-eslint';
 
@@ -70,8 +69,46 @@ const noFolderCycle = {
   },
 };
 
-/** Every file of src outside `folder`. */
-const outside = (folder) => ['./src/*.ts', `./src/!(${folder})/**`];
+/** Which code may import what: each boundary names its folder, the doors into it, and why. */
+const BOUNDARIES = [
+  {
+    owner: 'mcp',
+    package: '@modelcontextprotocol/sdk',
+    message: 'The MCP SDK is used in src/mcp only; give the rest of the code a type or function from there.',
+  },
+  {
+    owner: 'sandbox',
+    doors: ['load.ts'],
+    message: 'The stand-in providers are reached only through loadSandbox() (src/sandbox/load.ts), which loads them when --sandbox asks.',
+  },
+  {
+    owner: 'store',
+    doors: ['types.ts', 'index.ts'],
+    message: 'Outside src/store, use the Store contract (store/types.ts) and openStore (store/index.ts) only.',
+  },
+];
+
+/** The boundaries above, for static, type and dynamic imports and re-exports. */
+const boundaries = {
+  meta: { type: 'problem', schema: [], messages: { crossed: '{{message}}' } },
+  create(context) {
+    const file = context.physicalFilename;
+    if (!file.startsWith(SRC + sep)) return {};
+    const check = (node) => {
+      const specifier = node.source?.value;
+      if (typeof specifier !== 'string') return;
+      const target = importedFile(file, specifier);
+      for (const b of BOUNDARIES) {
+        if (unitOf(file) === b.owner) continue;
+        const crosses = b.package
+          ? specifier === b.package || specifier.startsWith(`${b.package}/`)
+          : target?.startsWith(join(SRC, b.owner) + sep) && !b.doors.includes(relative(join(SRC, b.owner), target));
+        if (crosses) context.report({ node, messageId: 'crossed', data: { message: b.message } });
+      }
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'test-artifacts/', 'bench/'] },
@@ -89,34 +126,10 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    plugins: { 'import-x': importX, local: { rules: { 'no-folder-cycle': noFolderCycle } } },
-    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json', '.node'], extensionAlias: { '.js': ['.ts', '.js'] } })] },
+    plugins: { local: { rules: { 'no-folder-cycle': noFolderCycle, boundaries } } },
     rules: {
       'local/no-folder-cycle': 'error',
-      'import-x/no-restricted-paths': [
-        'error',
-        {
-          zones: [
-            {
-              target: outside('mcp'),
-              from: './node_modules/@modelcontextprotocol/sdk',
-              message: 'The MCP SDK is used in src/mcp only; give the rest of the code a type or function from there.',
-            },
-            {
-              target: outside('sandbox'),
-              from: './src/sandbox',
-              except: ['./load.ts'],
-              message: 'The stand-in providers are reached only through loadSandbox() (src/sandbox/load.ts), which loads them when --sandbox asks.',
-            },
-            {
-              target: outside('store'),
-              from: './src/store',
-              except: ['./types.ts', './index.ts'],
-              message: 'Outside src/store, use the Store contract (store/types.ts) and openStore (store/index.ts) only.',
-            },
-          ],
-        },
-      ],
+      'local/boundaries': 'error',
     },
   },
 );
