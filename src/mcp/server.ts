@@ -18,7 +18,6 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { randomUUID } from 'node:crypto';
-import { describeAccount } from '../accounts/tools.js';
 import { AccountError, ShutdownError } from '../errors.js';
 import type { Provider } from '../store/types.js';
 import type { Logger } from '../log.js';
@@ -220,6 +219,8 @@ export function createLazyServer(setup: ServerSetup): Server {
     const deps = await needDeps();
     const { uri } = request.params;
     if (uri === ACCOUNTS_URI) {
+      // Loaded here, not at start-up: the tool modules are not needed to answer initialize and tools/list.
+      const { describeAccount } = await import('../accounts/tools.js');
       const accounts = (await deps.store.accounts.list()).map(describeAccount);
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ accounts }) }] };
     }
