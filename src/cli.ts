@@ -52,19 +52,12 @@ function buildProgram(): Command {
     .option('--read-only', 'pass --read-only to serve')
     .addHelpText('after', examples('switchboard mcp-config', 'switchboard mcp-config --client claude-code --sandbox', 'switchboard mcp-config --client vscode --toolsets github'))
     .action(async (opts) => {
-      const { mcpConfigSnippet } = await import('./mcp-config.js');
+      const { mcpConfigSnippet, serveArgsOf } = await import('./mcp-config.js');
       const config = configOf(opts);
       // Names the server would refuse are refused now, not when the client starts it.
       (await import('./registry.js')).serverTools(config);
       if (!/^[A-Za-z0-9_-]{1,32}$/.test(opts.name)) throw new InputError(`--name must be 1 to 32 letters, digits, - or _, not "${opts.name}".`, 'name');
-      const serveArgs = [
-        ...(config.sandbox ? ['--sandbox'] : []),
-        ...(opts.toolsets ? ['--toolsets', config.toolsets!.join(',')] : []),
-        ...(opts.tools ? ['--tools', config.tools!.join(',')] : []),
-        ...(opts.excludeTools ? ['--exclude-tools', config.excludeTools!.join(',')] : []),
-        ...(opts.toolMode ? ['--tool-mode', opts.toolMode] : []),
-        ...(opts.readOnly ? ['--read-only'] : []),
-      ];
+      const serveArgs = serveArgsOf(config, opts);
       const snippet = mcpConfigSnippet(opts.client, { name: opts.name, node: process.execPath, cli: realpathSync(process.argv[1]!), serveArgs, env: { SWITCHBOARD_DATA_DIR: config.dataDir } });
       say(snippet.where);
       print(snippet.text);

@@ -1,30 +1,33 @@
 import * as z from 'zod/v4';
 import { InputError } from './errors.js';
+import type { ObjectSchema } from './schema.js';
 
-type ObjectSchema = z.ZodObject<z.ZodRawShape>;
 type Data = Record<string, unknown>;
 
 /** `fields` on a list tool: which fields of each record to return; the record's first field, its id, always comes. */
 export const fieldsInput = z.array(z.string()).optional();
 
-/** The field names of a list tool's records, read from its output schema. */
-export function recordFieldNames(output: ObjectSchema, records: string): string[] {
-  let list: z.ZodType | undefined = output.shape[records] as z.ZodType | undefined;
-  while (list instanceof z.ZodOptional || list instanceof z.ZodNullable) list = list.unwrap() as z.ZodType;
-  const element = list instanceof z.ZodArray ? list.element : undefined;
-  if (!(element instanceof z.ZodObject)) throw new Error(`"${records}" is not a list of records in the output schema`);
-  return Object.keys(element.shape);
-}
-
-/** With `fields`, a record may hold only some of its fields: the output schema then requires only its id. */
-export function selectableOutput(output: ObjectSchema, records: string): ObjectSchema {
+/** A list tool's records in its output schema: the record object, and the optional/nullable wrappers of the list. */
+function recordList(output: ObjectSchema, records: string) {
   const wrappers: Array<'optional' | 'nullable'> = [];
-  let list = output.shape[records] as z.ZodType;
+  let list = output.shape[records] as z.ZodType | undefined;
   while (list instanceof z.ZodOptional || list instanceof z.ZodNullable) {
     wrappers.push(list instanceof z.ZodOptional ? 'optional' : 'nullable');
     list = list.unwrap() as z.ZodType;
   }
-  const element = (list as z.ZodArray<ObjectSchema>).element;
+  const element = list instanceof z.ZodArray ? list.element : undefined;
+  if (!(element instanceof z.ZodObject)) throw new Error(`"${records}" is not a list of records in the output schema`);
+  return { list: list as z.ZodArray<ObjectSchema>, element: element as ObjectSchema, wrappers };
+}
+
+/** The field names of a list tool's records, read from its output schema. */
+export function recordFieldNames(output: ObjectSchema, records: string): string[] {
+  return Object.keys(recordList(output, records).element.shape);
+}
+
+/** With `fields`, a record may hold only some of its fields: the output schema then requires only its id. */
+export function selectableOutput(output: ObjectSchema, records: string): ObjectSchema {
+  const { list, element, wrappers } = recordList(output, records);
   const id = Object.keys(element.shape)[0]!;
   let selectable: z.ZodType = z.array(element.partial().required({ [id]: true } as Record<string, true>));
   if (list.description) selectable = selectable.describe(list.description);

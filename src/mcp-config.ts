@@ -1,3 +1,5 @@
+import type { Config } from './config.js';
+
 export const MCP_CLIENTS = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
 export type McpClient = (typeof MCP_CLIENTS)[number];
 
@@ -18,6 +20,18 @@ export interface McpConfigSnippet {
   text: string;
   /** Where it goes, for the person reading it. */
   where: string;
+}
+
+/** The flags `serve` gets: those given to mcp-config (not those from its environment), checked by loadConfig. */
+export function serveArgsOf(config: Config, given: { toolsets?: string; tools?: string; excludeTools?: string; toolMode?: string; readOnly?: boolean }): string[] {
+  return [
+    ...(config.sandbox ? ['--sandbox'] : []),
+    ...(given.toolsets ? ['--toolsets', config.toolsets!.join(',')] : []),
+    ...(given.tools ? ['--tools', config.tools!.join(',')] : []),
+    ...(given.excludeTools ? ['--exclude-tools', config.excludeTools!.join(',')] : []),
+    ...(given.toolMode ? ['--tool-mode', given.toolMode] : []),
+    ...(given.readOnly ? ['--read-only'] : []),
+  ];
 }
 
 /** The exact snippet that makes `client` start this install's `switchboard serve` over stdio. */

@@ -7,7 +7,7 @@ type JsonSchema = Record<string, unknown>;
 
 /** What a model sees of a tool's input: the JSON Schema, closed, with required fields, enums, bounds and formats. */
 export function inputJsonSchema(schema: z.ZodType): JsonSchema {
-  return { ...portable(dropEchoes(prune(toJson(schema, 'input')))), additionalProperties: false };
+  return { ...portable(prune(toJson(schema, 'input'), { dropEchoes: true })), additionalProperties: false };
 }
 
 /**
@@ -27,9 +27,10 @@ function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 
 /**
  * Keywords that tell a model little for their tokens: JSON object keys are always strings, safe-integer bounds
- * are no bounds, and an empty string or an unknown nested field is refused by name when called anyway.
+ * are no bounds, and an empty string or an unknown nested field is refused by name when called anyway. With
+ * dropEchoes, so is a field's description that only repeats its name ("jobTitle": "Job title").
  */
-function prune(node: JsonSchema): JsonSchema {
+function prune(node: JsonSchema, options: { dropEchoes?: boolean } = {}): JsonSchema {
   const walk = (n: unknown): unknown => {
     if (Array.isArray(n)) return n.map(walk);
     if (!n || typeof n !== 'object') return n;
@@ -38,7 +39,9 @@ function prune(node: JsonSchema): JsonSchema {
       if (k === 'propertyNames' && JSON.stringify(v) === '{"type":"string"}') continue;
       if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
       if ((k === 'minLength' && v === 1) || (k === 'additionalProperties' && v === false)) continue;
-      out[k] = walk(v);
+      if (k === 'properties' && options.dropEchoes) {
+        out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([name, field]) => [name, withoutEcho(name, walk(field) as JsonSchema)]));
+      } else out[k] = walk(v);
     }
     return out;
   };
@@ -46,21 +49,6 @@ function prune(node: JsonSchema): JsonSchema {
 }
 
 const wordsOf = (text: string) => text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-
-/** A field's description that only repeats its name ("jobTitle": "Job title") tells a model nothing for its tokens. */
-function dropEchoes(node: JsonSchema): JsonSchema {
-  const walk = (n: unknown): unknown => {
-    if (Array.isArray(n)) return n.map(walk);
-    if (!n || typeof n !== 'object') return n;
-    const out: JsonSchema = {};
-    for (const [k, v] of Object.entries(n)) {
-      if (k !== 'properties') out[k] = walk(v);
-      else out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([name, field]) => [name, withoutEcho(name, walk(field) as JsonSchema)]));
-    }
-    return out;
-  };
-  return walk(node) as JsonSchema;
-}
 
 function withoutEcho(name: string, field: JsonSchema): JsonSchema {
   if (typeof field.description !== 'string') return field;

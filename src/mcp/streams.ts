@@ -1,14 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { header } from '../http/incoming.js';
 import { STANDALONE_STREAM, streamOf, type SessionEventStore } from './event-store.js';
 
 /** The SSE `retry` a client waits before resuming a dropped stream. */
 export const SSE_RETRY_MS = 1_000;
-
-const single = (req: IncomingMessage, name: string) => {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
 
 /**
  * Handles a GET's Last-Event-ID before the SDK does; true when it has answered. A GET that resumes the standalone
@@ -18,7 +14,7 @@ const single = (req: IncomingMessage, name: string) => {
  * for POST streams, so a client that loses it before the first notification can still resume.
  */
 export function resumeOrPrime(transport: StreamableHTTPServerTransport, events: SessionEventStore, req: IncomingMessage, res: ServerResponse): boolean {
-  const lastEventId = single(req, 'last-event-id');
+  const lastEventId = header(req, 'last-event-id');
   if (lastEventId) {
     const stream = streamOf(lastEventId);
     if (stream === STANDALONE_STREAM) transport.closeStandaloneSSEStream();
@@ -29,7 +25,7 @@ export function resumeOrPrime(transport: StreamableHTTPServerTransport, events: 
     return false;
   }
   // As in the SDK: clients before 2025-11-25 cannot take an event with empty data.
-  if ((single(req, 'mcp-protocol-version') ?? '') < '2025-11-25') return false;
+  if ((header(req, 'mcp-protocol-version') ?? '') < '2025-11-25') return false;
   const primingId = events.store(STANDALONE_STREAM, {});
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
   res.writeHead = ((...args: unknown[]) => {
