@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { ResponseCache } from './http/client.js';
 import type { Logger } from './log.js';
 import { startHttpListener, type HttpListener } from './mcp/http.js';
-import type { McpServer, ServerDeps } from './mcp/server.js';
+import type { ServerDeps, Surface } from './mcp/server.js';
 import type { Redactor } from './redact.js';
 import { serverTools } from './registry.js';
 import { ResultBudget } from './result-budget.js';
@@ -37,7 +37,7 @@ export interface RuntimeOptions {
   logger: Logger;
   version: string;
   /** With --http: the MCP server of each new session. Without it, only the lease holder listens (webhooks, pages). */
-  mcp?: (deps: ServerDeps) => McpServer;
+  mcp?: (deps: ServerDeps) => Surface;
   /** Aborted when serve shuts down while the runtime is still starting: it then stops and closes what it started. */
   signal?: AbortSignal;
   /** When serve started: the events received since then reach its clients, even those received while this loaded. */
@@ -117,7 +117,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
     const mcp = options.mcp;
     if (mcp) {
-      const http = await startHttpListener({ ...listenerOptions, mcp: () => mcp(deps) });
+      const http = await startHttpListener({ ...listenerOptions, mcp: mcp(deps) });
       listener = http;
       closers.push(() => http.close());
       runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });

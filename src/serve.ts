@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import { createLogger } from './log.js';
-import { connectStdio, createLazyServer, type ServerDeps } from './mcp/server.js';
+import { createSurface, type ServerDeps } from './mcp/server.js';
+import { serveStdio } from './mcp/stdio.js';
 import { Redactor } from './redact.js';
 import type { Runtime } from './runtime.js';
 import { loadSandbox } from './sandbox/load.js';
@@ -41,7 +42,7 @@ export async function serve(
 
   if (config.transport === 'http') {
     const { startRuntime } = await import('./runtime.js');
-    const mcp = (deps: ServerDeps) => createLazyServer({ version: VERSION, listed, deps: Promise.resolve(deps) });
+    const mcp = (deps: ServerDeps) => createSurface({ version: VERSION, listed, deps: Promise.resolve(deps) });
     const runtime = await startRuntime(config, { ...options, mcp });
     const url = runtime.listener()!.url;
     const withdraw = runtime.sandbox ? await announceSandbox(runtime, `${url}/mcp`, `${url}/`, io.cli) : undefined;
@@ -81,8 +82,9 @@ export async function serve(
     clearTimeout(quiet);
     if (!runtime) quiet = setTimeout(load, LOAD_WHEN_QUIET_MS);
   };
-  const server = createLazyServer({ version: VERSION, listed, deps: ready.then((r) => r.deps), load, onListTools: loadWhenQuiet });
+  const surface = createSurface({ version: VERSION, listed, deps: ready.then((r) => r.deps), load, onListTools: loadWhenQuiet });
 
+  let connection: { close(): Promise<void> } | undefined;
   let closing: Promise<void> | undefined;
   const close = (failure?: unknown) =>
     (closing ??= (async () => {
@@ -91,14 +93,14 @@ export async function serve(
       // Calls in flight finish and are answered before the transport closes.
       await (await runtime?.catch(() => undefined))?.drain();
       withdraw?.();
-      await server.close().catch((e) => logger.warn('shutdown step failed', { message: String(e) }));
+      await connection?.close().catch((e: unknown) => logger.warn('shutdown step failed', { message: String(e) }));
       const started = await runtime?.catch(() => undefined);
       await started?.close();
       if (failure === undefined) resolveClosed();
       else rejectClosed(failure);
     })());
 
-  await connectStdio(server, io.stdin, io.stdout);
+  connection = serveStdio(surface, io.stdin, io.stdout, (error) => logger.debug('stdio message refused', { message: error.message }));
   loadWhenQuiet();
   io.stdin.on('end', () => void close());
   io.stdin.on('close', () => void close());

@@ -1,14 +1,13 @@
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import { InputError } from '../errors.js';
 import { header, readBody, type Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
+import { eventUpdate, type Surface } from './server.js';
 import { closeCancelledStreams, resumeOrPrime, SSE_RETRY_MS } from './streams.js';
 
 export interface HttpListenerOptions {
@@ -18,7 +17,7 @@ export interface HttpListenerOptions {
   /** When set, every MCP request needs `Authorization: Bearer <token>`. */
   token?: string;
   /** Serve MCP at /mcp (and the legacy /sse + /messages); without it only the other routes answer. */
-  mcp?: () => Server;
+  mcp?: Surface;
   routes?: Route[];
   logger: Logger;
   version: string;
@@ -50,13 +49,35 @@ interface Session {
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** A 2026 listen stream carries a comment this often, so proxies and clients see it alive between events. */
+const LISTEN_KEEPALIVE_MS = 15_000;
 /** Told to a client refused because every session is busy. */
 const RETRY_AFTER_SECONDS = 10;
 
 // Only a listener that serves MCP needs the SDK's HTTP transports: the stdio lease holder's listener does not load them.
-async function mcpTransports() {
-  const [sse, streamable] = await Promise.all([import('@modelcontextprotocol/sdk/server/sse.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
-  return { SSEServerTransport: sse.SSEServerTransport, StreamableHTTPServerTransport: streamable.StreamableHTTPServerTransport };
+async function mcpTransports(surface: Surface, logger: Logger) {
+  const [sdk, node, sse] = await Promise.all([import('@modelcontextprotocol/server'), import('@modelcontextprotocol/node'), import('@modelcontextprotocol/server-legacy/sse')]);
+  // 2026-07-28 requests: stateless, each served by a server of its own; 2025 clients are told apart and kept in sessions here.
+  const modern = sdk.createMcpHandler(({ era }) => surface.create(era), {
+    legacy: 'reject',
+    keepAliveMs: LISTEN_KEEPALIVE_MS,
+    onerror: (error) => logger.debug('mcp request refused', { message: error.message }),
+  });
+  const stopEvents = surface.watchEvents((note) => {
+    const { uri, _meta } = eventUpdate(note);
+    modern.bus.publish({ kind: 'resource_updated', uri, params: { _meta } });
+  });
+  return {
+    isLegacyRequest: sdk.isLegacyRequest,
+    toWebRequest: node.toWebRequest,
+    serveModern: node.toNodeHandler(modern, { maxRequestBodySize: MAX_BODY_BYTES }),
+    async close() {
+      stopEvents();
+      await modern.close();
+    },
+    SSEServerTransport: sse.SSEServerTransport,
+    StreamableHTTPServerTransport: node.NodeStreamableHTTPServerTransport,
+  };
 }
 
 export function isLoopback(host: string): boolean {
@@ -71,7 +92,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         'Set SWITCHBOARD_HTTP_TOKEN to a long random value, or bind 127.0.0.1.',
     );
   }
-  const transports = options.mcp ? await mcpTransports() : undefined;
+  const transports = options.mcp ? await mcpTransports(options.mcp, options.logger) : undefined;
   const maxSessions = options.maxSessions ?? 200;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const sessions = new Map<string, Session>();
@@ -143,8 +164,9 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     if (req.method === 'POST') {
       const body = await readJson(req, res);
       if (body === undefined) return;
+      if (!(await transports!.isLegacyRequest(await transports!.toWebRequest(req, body), body))) return transports!.serveModern(req, res, body);
       if (!id) {
-        if (!isInitializeRequest(body)) return rpcError(res, 400, -32000, 'No Mcp-Session-Id header: send initialize first.');
+        if ((body as { method?: unknown })?.method !== 'initialize') return rpcError(res, 400, -32000, 'No Mcp-Session-Id header: send initialize first.');
         if (!(await makeRoom())) return refuseBusy(res);
         // The session holds its place from the initialize request on, so concurrent ones cannot overshoot the cap.
         const sessionId = randomUUID();
@@ -162,7 +184,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         res.once('close', () => {
           if (transport.sessionId === undefined) void closeSession(sessionId);
         });
-        await options.mcp!().connect(transport);
+        await options.mcp!.create('legacy', { events: true }).connect(transport);
         return transport.handleRequest(req, res, body);
       }
       const session = sessions.get(id);
@@ -192,7 +214,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       sessions.set(transport.sessionId, session);
       track(session, res);
       transport.onclose = () => void sessions.delete(transport.sessionId);
-      await options.mcp!().connect(transport);
+      await options.mcp!.create('legacy', { events: true }).connect(transport);
       return;
     }
     if (url.pathname === '/messages' && req.method === 'POST') {
@@ -261,6 +283,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     async close() {
       clearInterval(sweep);
       await Promise.all([...sessions.keys()].map(closeSession));
+      await transports?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,14 +1,9 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, type Result, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 
-/** The MCP code for a resource that does not exist. */
-export const RESOURCE_NOT_FOUND = -32002;
-
 /**
- * A JSON-RPC error sent with its message as written. The SDK's McpError writes "MCP error <code>: " into its
- * message, which goes out on the wire, and the client's McpError adds the prefix again.
+ * A JSON-RPC error sent with its message as written. The SDK's ProtocolError writes "MCP error <code>: " into its
+ * message, which goes out on the wire, and the client adds the prefix again.
  */
 export class RequestError extends Error {
   override name = 'RequestError';
@@ -21,34 +16,44 @@ export class RequestError extends Error {
   }
 }
 
-export const invalidParams = (message: string) => new RequestError(ErrorCode.InvalidParams, message);
+export const invalidParams = (message: string) => new RequestError(ProtocolErrorCode.InvalidParams, message);
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string> } & z.ZodRawShape>;
+const cursor = z.object({ cursor: z.string().optional() }).optional();
+const uri = z.object({ uri: z.string() });
+/** The params of each request this server answers, as far as its handlers read them; the rest passes untouched. */
+const PARAMS = {
+  'tools/list': cursor,
+  'tools/call': z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional(), _meta: z.object({ progressToken: z.union([z.string(), z.number()]).optional() }).optional() }),
+  'resources/list': cursor,
+  'resources/templates/list': cursor,
+  'resources/read': uri,
+  'resources/subscribe': uri,
+  'resources/unsubscribe': uri,
+} as const;
+type Method = keyof typeof PARAMS;
 
 /**
- * Handles one request method, its params checked here: the SDK's own check answers a malformed request with
- * -32603 (internal error) and a dump of the schema's issues, where a caller's mistake is -32602 naming the field.
+ * The SDK's server, each request's params checked before the SDK's own check: that answers a malformed request with
+ * a dump of the schema's issues (tools/call) or -32603, internal error (the rest), where a caller's mistake is -32602
+ * naming the field.
  */
-export function onRequest<S extends RequestSchema>(
-  server: Server,
-  schema: S,
-  handler: (request: z.output<S>, extra: Extra) => Result | Promise<Result>,
-): void {
-  const method = schema.shape.method.value as string;
-  const anyParams = z.object({ method: z.literal(method), params: z.unknown().optional() });
-  // Server.setRequestHandler checks tools/call requests itself, before any handler runs; Protocol's does not.
-  Protocol.prototype.setRequestHandler.call(server, anyParams, async (request: unknown, extra: Extra) => {
-    const parsed = schema.safeParse(request);
-    if (!parsed.success) throw invalidParams(`Invalid ${method} request: ${describeIssues(parsed.error)}.`);
-    return handler(parsed.data, extra);
-  });
+export class CheckedServer extends Server {
+  protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
+    const wrapped = super._wrapHandler(method, handler);
+    const schema = PARAMS[method as Method];
+    if (!schema) return wrapped;
+    return (request, ctx) => {
+      const parsed = schema.safeParse(request.params);
+      if (!parsed.success) throw invalidParams(`Invalid ${method} request: ${describeIssues(parsed.error)}.`);
+      return wrapped(request, ctx);
+    };
+  }
 }
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
-      const field = issue.path.filter((p) => p !== 'params').join('.') || 'params';
+      const field = issue.path.join('.') || 'params';
       // JSON has objects where zod speaks of records.
       return `"${field}" ${issue.message.replace(/^Invalid input: /, '').replace(/\brecord\b/, 'object')}`;
     })

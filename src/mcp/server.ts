@@ -1,32 +1,29 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
-  CallToolRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  ProtocolErrorCode,
+  type Server,
   type CallToolRequest,
   type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  type jsonSchemaValidator,
+  type ServerContext,
   type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { randomUUID } from 'node:crypto';
+} from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { AccountError, ShutdownError } from '../errors.js';
 import type { Provider } from '../store/types.js';
 import type { Logger } from '../log.js';
-import { invalidParams, onRequest, refuseCursor, RequestError, RESOURCE_NOT_FOUND } from './requests.js';
+import type { TriggerEvent } from '../store/types.js';
+import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
 import type { CallContext, Tool, ToolDeps } from '../tool.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
 
-/** One client session's MCP server, as createServer and createLazyServer build it. */
-export type McpServer = Server;
+export type { Server as McpServer } from '@modelcontextprotocol/server';
+
+/** The protocol family a server instance speaks: 2025-11-25 and before (`legacy`, initialize and sessions) or 2026-07-28 (`modern`). */
+export type Era = 'legacy' | 'modern';
 
 export interface ServerDeps extends ToolDeps {
   tools: Tool[];
@@ -40,8 +37,27 @@ const ACCOUNTS_URI = 'switchboard://accounts';
 const EVENTS_URI = /^switchboard:\/\/triggers\/([\w-]+)\/events$/;
 /** One per trigger is all a session needs; the bound keeps a client from growing the set without end. */
 const MAX_SUBSCRIPTIONS = 1000;
+/** 2025 clients get each event as this notification, whether or not they subscribed. */
 export const EVENT_NOTIFICATION = 'notifications/switchboard/event';
-const eventsUri = (triggerId: string) => `switchboard://triggers/${triggerId}/events`;
+/** The `_meta` key of `notifications/resources/updated` that carries the event, in both revisions. */
+export const EVENT_META_KEY = 'switchboard/event';
+/** The input request key under which a 2026 tool call asks the client to open a sign-in link. */
+const SIGN_IN_INPUT = 'sign_in';
+export const eventsUri = (triggerId: string) => `switchboard://triggers/${triggerId}/events`;
+
+/** What a client learns of a new event: enough to decide whether to read it (by resource, events_next or the CLI). */
+export interface EventNote {
+  eventId: string;
+  triggerId: string;
+  kind: string;
+  occurredAt: string;
+  summary: string;
+}
+
+export const eventNote = (e: TriggerEvent): EventNote => ({ eventId: String(e.id), triggerId: e.triggerId, kind: e.kind, occurredAt: e.occurredAt, summary: e.summary });
+
+/** The resource update that tells of an event, the event riding in its `_meta`. */
+export const eventUpdate = (note: EventNote) => ({ uri: eventsUri(note.triggerId), _meta: { [EVENT_META_KEY]: note } });
 
 const INSTRUCTIONS =
   'Switchboard connects Outlook, GitHub, Vercel and a sales-intelligence API. Tools are named <provider>_<step>; ' +
@@ -51,64 +67,58 @@ const INSTRUCTIONS =
   'List tools take "fields" to return only those fields of each record. ' +
   '<provider>_api_call reaches any path of that provider. A result too large for the token budget comes cut, with next_cursor for the rest.';
 
-/**
- * URL-mode elicitation: when an account needs a new sign-in and the client can open links, send it one.
- * The link starts the same sign-in as the Integrations page, with its callback on this process.
- */
-async function offerSignIn(server: Server, deps: ServerDeps, error: unknown): Promise<boolean> {
-  const target = error instanceof AccountError ? error.reconnect : undefined;
-  const base = deps.signInBase?.();
-  if (!target || !base || !deps.signIn || target.provider === 'sales') return false;
-  if (!server.getClientCapabilities()?.elicitation?.url) return false;
-  const provider = target.provider as Provider;
-  const { url } = await deps.signIn.beginSignIn(provider, { redirectUri: `${base}/oauth/callback/${provider}`, label: target.label });
-  const answer = await server.elicitInput({
-    mode: 'url',
-    message: `The ${provider} account "${target.label}" needs a new sign-in. Open the link to sign in again.`,
-    url,
-    elicitationId: randomUUID(),
-  });
-  return answer.action === 'accept';
+/** The client's capabilities: from the request itself in 2026, from initialize in 2025. */
+function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined;
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
 }
 
-async function callTool(
-  server: Server,
-  deps: ServerDeps,
-  tool: Tool,
-  params: CallToolRequest['params'],
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-): Promise<CallToolResult> {
+/**
+ * When an account needs a new sign-in and the client can open links, the call answers with the link to open (a 2026
+ * input request; for a 2025 client the SDK sends it as URL-mode elicitation) and runs again once the client has
+ * answered. The link starts the same sign-in as the Integrations page, with its callback on this process.
+ */
+async function signInRequest(server: Server, deps: ServerDeps, ctx: ServerContext, error: unknown): Promise<InputRequiredResult | undefined> {
+  const target = error instanceof AccountError ? error.reconnect : undefined;
+  const base = deps.signInBase?.();
+  if (!target || !base || !deps.signIn || target.provider === 'sales') return undefined;
+  if (!capabilitiesOf(server, ctx)?.elicitation?.url) return undefined;
+  const provider = target.provider as Provider;
+  const { url } = await deps.signIn.beginSignIn(provider, { redirectUri: `${base}/oauth/callback/${provider}`, label: target.label });
+  const message = `The ${provider} account "${target.label}" needs a new sign-in. Open the link to sign in again.`;
+  return inputRequired({ inputRequests: { [SIGN_IN_INPUT]: inputRequired.elicitUrl({ message, url }) } });
+}
+
+async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: CallToolRequest['params'], ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
   const started = performance.now();
   const progressToken = params._meta?.progressToken;
+  const offered = ctx.mcpReq.inputResponses?.[SIGN_IN_INPUT] !== undefined;
   try {
-    const ctx: CallContext = {
+    const call: CallContext = {
       deps,
-      signal: extra.signal,
+      signal: ctx.mcpReq.signal,
       progress: async (progress, total, message) => {
         if (progressToken === undefined) return;
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
+        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
       },
     };
     const args = params.arguments;
-    const data = deps.results ? await deps.results.call(tool, args, ctx) : await tool.call(args, ctx);
+    const data = deps.results ? await deps.results.call(tool, args, call) : await tool.call(args, call);
     deps.logger.debug('tool call', { tool: tool.name, ms: Math.round(performance.now() - started), ok: true });
     return toResult(data);
   } catch (error) {
-    deps.logger.info('tool call failed', {
-      tool: tool.name,
-      ms: Math.round(performance.now() - started),
-      error: (error as Error)?.name ?? 'Error',
-    });
+    deps.logger.info('tool call failed', { tool: tool.name, ms: Math.round(performance.now() - started), error: (error as Error)?.name ?? 'Error' });
     if (!(error instanceof Error) || error.name === 'Error' || error.name === 'TypeError') {
       deps.logger.error('unexpected tool failure', { tool: tool.name, message: deps.redactor.redact(String((error as Error)?.stack ?? error)) });
     }
-    const offered = await offerSignIn(server, deps, error).catch(() => false);
-    return toErrorResult(error, { redactor: deps.redactor, signInOffered: offered });
+    // The link is offered once per call: a call run again after it fails with the error, saying the link was offered.
+    const request = offered ? undefined : await signInRequest(server, deps, ctx, error).catch(() => undefined);
+    return request ?? toErrorResult(error, { redactor: deps.redactor, signInOffered: offered });
   }
 }
 
-// Converting every tool's zod schemas costs about 10 ms per session; sessions of one process share the
-// list (it is only serialised), keyed on the tools array so a different set of tools gets its own.
+// Converting every tool's zod schemas costs about 10 ms; the servers of one process share the list (it is only
+// serialised), keyed on the tools array so a different set of tools gets its own.
 const listedFor = new WeakMap<Tool[], McpTool[]>();
 function listedTools(tools: Tool[]): McpTool[] {
   let listed = listedFor.get(tools);
@@ -116,17 +126,17 @@ function listedTools(tools: Tool[]): McpTool[] {
   return listed;
 }
 
-// The SDK builds an Ajv instance for every server (tens of ms at start-up, and again for each HTTP session) to check
-// answers to form elicitation, which this server does not use (it elicits by URL only); one is built on first use.
+// The SDK would build an Ajv instance for every server (tens of ms, and a 2026 request builds a server each time) to
+// check answers to form elicitation, which this server does not use (it asks for links only); one is built on first use.
 let ajv: AjvJsonSchemaValidator | undefined;
 const validator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 
-/** A server whose dependencies may still be loading: initialize and tools/list need nothing more than this. */
+/** A server whose dependencies may still be loading: tools/list needs nothing more than this. */
 export interface ServerSetup {
   version: string;
   /** Exactly what tools/list returns (the build's manifest); without it, the list is converted from the tools once they are loaded. */
   listed?: McpTool[];
-  /** Everything else, once loaded; each request but initialize and tools/list waits for it. */
+  /** Everything else, once loaded; each request but initialize, discovery and tools/list waits for it. */
   deps: Promise<ServerDeps>;
   /** Starts loading `deps`, when a request needs them (called again and again: only the first call counts). */
   load?(): void;
@@ -134,144 +144,164 @@ export interface ServerSetup {
   onListTools?(): void;
 }
 
-/** The MCP surface for one client session. Build one per session: SDK servers cannot be shared. */
-export function createServer(deps: ServerDeps): Server {
-  return createLazyServer({ version: deps.version, listed: listedTools(deps.tools), deps: Promise.resolve(deps) });
+/** The MCP surface of one process, for either revision. */
+export interface Surface {
+  /**
+   * A server: one per 2025 session or stdio connection, one per 2026 HTTP request. With `events`, it tells its client
+   * of each new event itself: a 2025 client by the vendor notification and, when subscribed, a resource update; a
+   * 2026 client over stdio by a resource update on its listen stream. A 2026 request over HTTP lasts one exchange,
+   * so the listener publishes the events (watchEvents) to the listen streams instead.
+   */
+  create(era: Era, options?: { events?: boolean }): Server;
+  /** Calls `tell` with each new event until the returned function is called. */
+  watchEvents(tell: (note: EventNote) => unknown): () => void;
 }
 
-/** Serves one client over standard input and output. */
-export async function connectStdio(server: Server, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<void> {
-  await server.connect(new StdioServerTransport(stdin as never, stdout as never));
-}
-
-/** As createServer, for a process that answers its first requests before it has loaded its tools and store. */
-export function createLazyServer(setup: ServerSetup): Server {
-  const server = new Server(
-    { name: 'switchboard', title: 'Switchboard', version: setup.version },
-    { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
-  );
+export function createSurface(setup: ServerSetup): Surface {
   const needDeps = () => {
     setup.load?.();
     return setup.deps;
   };
   const listTools = async () => setup.listed ?? listedTools((await needDeps()).tools);
   let byName: Map<string, Tool> | undefined;
-
-  onRequest(server, ListToolsRequestSchema, async (request) => {
-    refuseCursor(request.params?.cursor);
-    setup.onListTools?.();
-    return { tools: await listTools() };
-  });
-
-  onRequest(server, CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  const toolNamed = async (name: string) => {
     const deps = await needDeps();
     byName ??= new Map(deps.tools.map((t) => [t.name, t]));
-    const tool = byName.get(request.params.name);
-    if (!tool) {
-      const listed = await listTools();
-      throw invalidParams(`Unknown tool "${request.params.name}"; tools/list shows the ${listed.length} tools.`);
-    }
-    if (deps.drain?.stopping.aborted) {
-      return toErrorResult(new ShutdownError());
-    }
-    const call = () => callTool(server, deps, tool, request.params, extra);
-    // Every result leaves through the redactor, success or not: a provider may echo the credential in any body.
-    return deps.redactor.redactDeep(await (deps.drain ? deps.drain.run(call) : call()));
-  });
-
-  onRequest(server, ListResourcesRequestSchema, async (request) => {
-    refuseCursor(request.params?.cursor);
-    const deps = await needDeps();
-    const triggers = deps.triggers ? await deps.store.triggers.list() : [];
-    return {
-      resources: [
-        { uri: ACCOUNTS_URI, name: 'accounts', title: 'Connected accounts', description: 'Connected provider accounts (no secrets)', mimeType: 'application/json' },
-        ...triggers.map((t) => ({ uri: eventsUri(t.id), name: `${t.id}-events`, title: `Events of ${t.kind} ${t.id}`, mimeType: 'application/json' })),
-      ],
-    };
-  });
-
-  onRequest(server, ListResourceTemplatesRequestSchema, async (request) => {
-    refuseCursor(request.params?.cursor);
-    if (!(await needDeps()).triggers) return { resourceTemplates: [] };
-    return {
-      resourceTemplates: [
-        {
-          uriTemplate: 'switchboard://triggers/{id}/events',
-          name: 'trigger-events',
-          title: 'Latest events of a trigger',
-          description: 'The 20 newest events of a trigger; subscribe to be told of each new one',
-          mimeType: 'application/json',
-        },
-      ],
-    };
-  });
-
+    const tool = byName.get(name);
+    if (!tool) throw invalidParams(`Unknown tool "${name}"; tools/list shows the ${(await listTools()).length} tools.`);
+    return { deps, tool };
+  };
   /** The trigger an events URI names, when it exists; other URIs are not this server's. */
   const triggerOf = async (deps: ServerDeps, uri: string) => {
     const triggerId = EVENTS_URI.exec(uri)?.[1];
     return triggerId && deps.triggers && (await deps.store.triggers.get(triggerId)) ? triggerId : undefined;
   };
-  const notFound = (uri: string) =>
-    new RequestError(RESOURCE_NOT_FOUND, `Resource ${uri.slice(0, 200)} not found; resources/list shows what exists.`, { uri });
+  // -32602 in both revisions: 2026-07-28's code for an unknown resource, which the SDK also sends 2025 clients (for -32002).
+  const notFound = (uri: string) => new RequestError(ProtocolErrorCode.InvalidParams, `Resource ${uri.slice(0, 200)} not found; resources/list shows what exists.`, { uri });
 
-  onRequest(server, ReadResourceRequestSchema, async (request) => {
-    const deps = await needDeps();
-    const { uri } = request.params;
-    if (uri === ACCOUNTS_URI) {
-      // Loaded here, not at start-up: the tool modules are not needed to answer initialize and tools/list.
-      const { describeAccount } = await import('../accounts/tools.js');
-      const accounts = (await deps.store.accounts.list()).map(describeAccount);
-      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ accounts }) }] };
-    }
-    const triggerId = await triggerOf(deps, uri);
-    if (!triggerId) throw notFound(uri);
-    const events = await deps.store.events.latest(triggerId, 20);
-    const { eventJson } = await import('../triggers/forward.js');
-    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ events: events.map(eventJson) }) }] };
-  });
-
-  const subscriptions = new Set<string>();
-  onRequest(server, SubscribeRequestSchema, async (request) => {
-    const { uri } = request.params;
-    if (!EVENTS_URI.test(uri)) {
-      throw invalidParams(`"uri" ${JSON.stringify(uri.slice(0, 200))} cannot be subscribed to: only switchboard://triggers/{id}/events (ids from triggers_list) can.`);
-    }
-    if (!(await triggerOf(await needDeps(), uri))) throw notFound(uri);
-    if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
-      throw invalidParams(`A session may hold ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from one before subscribing to ${uri}.`);
-    }
-    subscriptions.add(uri);
-    return {};
-  });
-  onRequest(server, UnsubscribeRequestSchema, (request) => {
-    subscriptions.delete(request.params.uri);
-    return {};
-  });
-
-  let closed = false;
-  let unsubscribe: (() => void) | undefined;
-  const previous = server.onclose;
-  server.onclose = () => {
-    closed = true;
-    unsubscribe?.();
-    previous?.();
+  const watchEvents = (tell: (note: EventNote) => unknown) => {
+    let stopped = false;
+    let unsubscribe: (() => void) | undefined;
+    setup.deps.then(
+      (deps) => {
+        if (stopped || !deps.triggers) return;
+        unsubscribe = deps.triggers.log.subscribe((events) => events.forEach((e) => tell(eventNote(e))));
+      },
+      // Whoever started the loading reports its failure.
+      () => undefined,
+    );
+    return () => {
+      stopped = true;
+      unsubscribe?.();
+    };
   };
-  setup.deps.then(
-    (deps) => {
-      if (closed || !deps.triggers) return;
-      unsubscribe = deps.triggers.log.subscribe((events) => {
-        for (const e of events) {
-          const params = { eventId: String(e.id), triggerId: e.triggerId, kind: e.kind, occurredAt: e.occurredAt, summary: e.summary };
-          server.notification({ method: EVENT_NOTIFICATION, params }).catch(() => undefined);
-          const uri = eventsUri(e.triggerId);
-          if (subscriptions.has(uri)) server.sendResourceUpdated({ uri }).catch(() => undefined);
-        }
-      });
-    },
-    // Whoever started the loading reports its failure.
-    () => undefined,
-  );
 
-  return server;
+  const create = (era: Era, options: { events?: boolean } = {}) => {
+    const server = new CheckedServer(
+      { name: 'switchboard', title: 'Switchboard', version: setup.version },
+      { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+    );
+
+    server.setRequestHandler('tools/list', async ({ params }) => {
+      refuseCursor(params?.cursor);
+      setup.onListTools?.();
+      return { tools: await listTools() };
+    });
+
+    server.setRequestHandler('tools/call', async ({ params }, ctx) => {
+      const { deps, tool } = await toolNamed(params.name);
+      if (deps.drain?.stopping.aborted) return toErrorResult(new ShutdownError());
+      const call = () => callTool(server, deps, tool, params, ctx);
+      // Every result leaves through the redactor, success or not: a provider may echo the credential in any body.
+      return deps.redactor.redactDeep(await (deps.drain ? deps.drain.run(call) : call()));
+    });
+
+    server.setRequestHandler('resources/list', async ({ params }) => {
+      refuseCursor(params?.cursor);
+      const deps = await needDeps();
+      const triggers = deps.triggers ? await deps.store.triggers.list() : [];
+      return {
+        resources: [
+          { uri: ACCOUNTS_URI, name: 'accounts', title: 'Connected accounts', description: 'Connected provider accounts (no secrets)', mimeType: 'application/json' },
+          ...triggers.map((t) => ({ uri: eventsUri(t.id), name: `${t.id}-events`, title: `Events of ${t.kind} ${t.id}`, mimeType: 'application/json' })),
+        ],
+      };
+    });
+
+    server.setRequestHandler('resources/templates/list', async ({ params }) => {
+      refuseCursor(params?.cursor);
+      if (!(await needDeps()).triggers) return { resourceTemplates: [] };
+      return {
+        resourceTemplates: [
+          {
+            uriTemplate: 'switchboard://triggers/{id}/events',
+            name: 'trigger-events',
+            title: 'Latest events of a trigger',
+            description: 'The 20 newest events of a trigger; subscribe to be told of each new one',
+            mimeType: 'application/json',
+          },
+        ],
+      };
+    });
+
+    server.setRequestHandler('resources/read', async ({ params: { uri } }) => {
+      const deps = await needDeps();
+      if (uri === ACCOUNTS_URI) {
+        // Loaded here, not at start-up: the tool modules are not needed to answer tools/list.
+        const { describeAccount } = await import('../accounts/tools.js');
+        const accounts = (await deps.store.accounts.list()).map(describeAccount);
+        return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ accounts }) }] };
+      }
+      const triggerId = await triggerOf(deps, uri);
+      if (!triggerId) throw notFound(uri);
+      const events = await deps.store.events.latest(triggerId, 20);
+      const { eventJson } = await import('../triggers/forward.js');
+      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ events: events.map(eventJson) }) }] };
+    });
+
+    const subscriptions = new Set<string>();
+    if (era === 'legacy') {
+      server.setRequestHandler('resources/subscribe', async ({ params: { uri } }) => {
+        if (!EVENTS_URI.test(uri)) {
+          throw invalidParams(`"uri" ${JSON.stringify(uri.slice(0, 200))} cannot be subscribed to: only switchboard://triggers/{id}/events (ids from triggers_list) can.`);
+        }
+        if (!(await triggerOf(await needDeps(), uri))) throw notFound(uri);
+        if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
+          throw invalidParams(`A session may hold ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from one before subscribing to ${uri}.`);
+        }
+        subscriptions.add(uri);
+        return {};
+      });
+      server.setRequestHandler('resources/unsubscribe', ({ params: { uri } }) => {
+        subscriptions.delete(uri);
+        return {};
+      });
+    }
+
+    if (options.events) {
+      const stop = watchEvents((note) => {
+        const update = eventUpdate(note);
+        if (era === 'modern') return server.sendResourceUpdated(update).catch(() => undefined);
+        server.notification({ method: EVENT_NOTIFICATION, params: { ...note } }).catch(() => undefined);
+        if (subscriptions.has(update.uri)) server.sendResourceUpdated(update).catch(() => undefined);
+      });
+      const previous = server.onclose;
+      server.onclose = () => {
+        stop();
+        previous?.();
+      };
+    }
+    return server;
+  };
+  return { create, watchEvents };
+}
+
+/** The surface over loaded dependencies: what HTTP serving and tests use. */
+export function surfaceOf(deps: ServerDeps): Surface {
+  return createSurface({ version: deps.version, listed: listedTools(deps.tools), deps: Promise.resolve(deps) });
+}
+
+/** A 2025 server for one client, its events told to it: what tests connect a client to directly. */
+export function createServer(deps: ServerDeps): Server {
+  return surfaceOf(deps).create('legacy', { events: true });
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import type { Config } from '../config.js';
 import { selectTools } from '../tool-selection.js';
 import type { Provider } from '../store/types.js';

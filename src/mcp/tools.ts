@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { errorMessage, type ErrorMessageOptions } from '../errors.js';
 import { inputJsonSchema, outputJsonSchema } from '../schema.js';
 import type { Tool } from '../tool.js';

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
-import { createServer } from '../../src/mcp/server.js';
+import { surfaceOf } from '../../src/mcp/server.js';
 import { startHarness, type Harness } from '../harness.js';
 import { RawSession, sseEvents, type SseEvent } from './sse.js';
 
@@ -20,7 +20,7 @@ afterEach(async () => {
 afterAll(() => h.close());
 
 const listen = async () =>
-  (listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: () => createServer(h.deps), logger: h.deps.logger, version: 't' }));
+  (listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(h.deps), logger: h.deps.logger, version: 't' }));
 
 /** A call that would wait a minute: a long poll for events that never come. */
 const longPoll = (consumer: string) => ({ name: 'events_next', arguments: { consumer, wait_seconds: 60 } });

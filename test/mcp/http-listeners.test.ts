@@ -4,7 +4,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import * as z from 'zod/v4';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
-import { createServer, EVENT_NOTIFICATION } from '../../src/mcp/server.js';
+import { surfaceOf, EVENT_NOTIFICATION } from '../../src/mcp/server.js';
 import { startHarness, type Harness } from '../harness.js';
 import { RawSession, sseEvents, type SseEvent } from './sse.js';
 
@@ -28,7 +28,7 @@ afterEach(async () => {
 afterAll(() => h.close());
 
 const listen = async (sessionIdleMs: number) =>
-  (listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: () => createServer(h.deps), logger: h.deps.logger, version: 't', sessionIdleMs }));
+  (listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(h.deps), logger: h.deps.logger, version: 't', sessionIdleMs }));
 
 let seq = 0;
 /** Commits one event to the trigger's log and has this process deliver it; returns its id as notifications carry it. */

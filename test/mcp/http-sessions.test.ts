@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
-import { createServer, type ServerDeps } from '../../src/mcp/server.js';
+import { surfaceOf, type ServerDeps } from '../../src/mcp/server.js';
 import { Redactor } from '../../src/redact.js';
 import { serverTools } from '../../src/registry.js';
 import { RawSession } from './sse.js';
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 const listen = async (extra: { maxSessions?: number; sessionIdleMs?: number } = {}) =>
-  (listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: () => createServer(deps), logger: deps.logger, version: 't', ...extra }));
+  (listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(deps), logger: deps.logger, version: 't', ...extra }));
 
 async function connect(url: string): Promise<Client> {
   const client = new Client({ name: 't', version: '1' });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
-import { createServer, type ServerDeps } from '../../src/mcp/server.js';
+import { surfaceOf, type ServerDeps } from '../../src/mcp/server.js';
 import { Redactor } from '../../src/redact.js';
 import { RawSession } from './sse.js';
 
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 describe('HTTP listener sessions', () => {
   it('ends a session with no request and no open stream after the idle limit, after which it gets 404', async () => {
-    listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: () => createServer(deps), logger: deps.logger, version: 't', sessionIdleMs: 100 });
+    listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(deps), logger: deps.logger, version: 't', sessionIdleMs: 100 });
     const session = await RawSession.open(`${listener.url}/mcp`);
     expect(listener.sessionCount()).toBe(1);
     for (const end = Date.now() + 10_000; listener.sessionCount() > 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
@@ -33,7 +33,7 @@ describe('HTTP listener sessions', () => {
   });
 
   it('asks for initialize first and answers unknown sessions with 404', async () => {
-    listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: () => createServer(deps), logger: deps.logger, version: 't' });
+    listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(deps), logger: deps.logger, version: 't' });
     const post = (headers: Record<string, string>) =>
       fetch(`${listener!.url}/mcp`, {
         method: 'POST',
@@ -47,7 +47,7 @@ describe('HTTP listener sessions', () => {
   });
 
   it('refuses a body over 4 MiB', async () => {
-    listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: () => createServer(deps), logger: deps.logger, version: 't' });
+    listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(deps), logger: deps.logger, version: 't' });
     const res = await fetch(`${listener.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(5 * 1024 * 1024) });
     expect(res.status).toBe(413);
   });

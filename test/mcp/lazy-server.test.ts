@@ -4,7 +4,7 @@ import * as z from 'zod/v4';
 import { describe, expect, it, vi } from 'vitest';
 import { Drain } from '../../src/drain.js';
 import { createLogger } from '../../src/log.js';
-import { createLazyServer, createServer, type ServerDeps } from '../../src/mcp/server.js';
+import { createServer, createSurface, type ServerDeps } from '../../src/mcp/server.js';
 import { Redactor } from '../../src/redact.js';
 import { toMcpTool } from '../../src/mcp/tools.js';
 import { defineTool } from '../../src/tool.js';
@@ -25,7 +25,7 @@ describe('a server whose tools and store are still loading', () => {
     let listings = 0;
     let loaded!: (deps: ServerDeps) => void;
     const deps = new Promise<ServerDeps>((resolve) => (loaded = resolve));
-    const server = createLazyServer({ version: 't', listed: [toMcpTool(ping)], deps, load: () => void loads++, onListTools: () => void listings++ });
+    const server = createSurface({ version: 't', listed: [toMcpTool(ping)], deps, load: () => void loads++, onListTools: () => void listings++ }).create('legacy');
     const client = new Client({ name: 'lazy', version: '1' });
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(b);

@@ -55,10 +55,10 @@ describe('MCP protocol errors', () => {
     expect(error.message).not.toMatch(/MCP error -32602: MCP error/);
   });
 
-  it('answer an unknown resource with -32002 (resource not found), the URI in data', async () => {
+  it('answer an unknown resource with -32602 (2026-07-28's code, sent to 2025 clients too), the URI in data', async () => {
     for (const uri of ['switchboard://nope', 'switchboard://triggers/trg_missing/events']) {
       const error = await rejection(h.client.readResource({ uri }));
-      expect(error.code).toBe(-32002);
+      expect(error.code).toBe(-32602);
       expect(error.message).toContain(`Resource ${uri} not found`);
       expect(error.data).toEqual({ uri });
     }
@@ -79,7 +79,7 @@ describe('MCP protocol errors', () => {
     expect(foreign.message).toMatch(/"uri" "https:\/\/evil.example\/x" cannot be subscribed to: only switchboard:\/\/triggers\/\{id\}\/events/);
     expect((await rejection(h.client.subscribeResource({ uri: 'switchboard://accounts' }))).code).toBe(-32602);
     const missing = await rejection(h.client.subscribeResource({ uri: 'switchboard://triggers/trg_missing/events' }));
-    expect(missing.code).toBe(-32002);
+    expect(missing.code).toBe(-32602);
     await h.client.subscribeResource({ uri: `switchboard://triggers/${triggerId}/events` });
     await h.client.unsubscribeResource({ uri: `switchboard://triggers/${triggerId}/events` });
   });
