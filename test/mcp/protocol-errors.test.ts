@@ -55,7 +55,7 @@ describe('MCP protocol errors', () => {
     expect(error.message).not.toMatch(/MCP error -32602: MCP error/);
   });
 
-  it('answer an unknown resource with -32602 (2026-07-28's code, sent to 2025 clients too), the URI in data', async () => {
+  it('answer an unknown resource with -32602 (the 2026-07-28 code, sent to 2025 clients too), the URI in data', async () => {
     for (const uri of ['switchboard://nope', 'switchboard://triggers/trg_missing/events']) {
       const error = await rejection(h.client.readResource({ uri }));
       expect(error.code).toBe(-32602);
