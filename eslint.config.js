@@ -73,8 +73,8 @@ const noFolderCycle = {
 const BOUNDARIES = [
   {
     owner: 'mcp',
-    package: '@modelcontextprotocol/sdk',
-    message: 'The MCP SDK is used in src/mcp only; give the rest of the code a type or function from there.',
+    package: '@modelcontextprotocol',
+    message: 'The MCP SDK (every @modelcontextprotocol package) is used in src/mcp only; give the rest of the code a type or function from there.',
   },
   {
     owner: 'sandbox',
