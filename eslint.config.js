@@ -113,7 +113,7 @@ const boundaries = {
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'test-artifacts/', 'bench/'] },
   {
-    files: ['src/**/*.ts', 'test/**/*.ts'],
+    files: ['src/**/*.ts', 'test/**/*.ts', 'test/**/*.js'],
     extends: [tseslint.configs.recommended],
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
