@@ -166,7 +166,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       if (body === undefined) return;
       if (!(await transports!.isLegacyRequest(await transports!.toWebRequest(req, body), body))) return transports!.serveModern(req, res, body);
       if (!id) {
-        if ((body as { method?: unknown })?.method !== 'initialize') return rpcError(res, 400, -32000, 'No Mcp-Session-Id header: send initialize first.');
+        if ((body as { method?: unknown })?.method !== 'initialize') return rpcError(res, 400, -32000, 'No Mcp-Session-Id header: send initialize first.', {}, idOf(body));
         if (!(await makeRoom())) return refuseBusy(res);
         // The session holds its place from the initialize request on, so concurrent ones cannot overshoot the cap.
         const sessionId = randomUUID();
@@ -188,7 +188,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         return transport.handleRequest(req, res, body);
       }
       const session = sessions.get(id);
-      if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.');
+      if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.', {}, idOf(body));
       track(session, res);
       await session.transport.handleRequest(req, res, body);
       if (session.events) closeCancelledStreams(session.transport, session.events, body);
@@ -332,8 +332,14 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
   }
 }
 
-function rpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  json(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
+function rpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: string | number | null = null): void {
+  json(res, status, { jsonrpc: '2.0', error: { code, message }, id }, headers);
+}
+
+/** The id of the request a body holds, which an error about it must echo; null for a notification, a batch or no id. */
+function idOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

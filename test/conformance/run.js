@@ -4,7 +4,7 @@
 //
 //   npm run conformance                                          both revisions
 //   npm run conformance -- --requirements 2026-07-28             one
-//   npm run conformance -- --requirements 2026-07-28 --write-baseline [--reason "server speaks 2025-11-25 only (SDK 1.32)"]
+//   npm run conformance -- --requirements 2026-07-28 --write-baseline [--reason "suite fixture: tool test_x"]
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -20,7 +20,6 @@ const NODE_CACHE = join(ROOT, 'node_modules/.cache/node22');
 export const REASONS = [
   'suite fixture: <the test_* tool, test:// resource or prompt the scenario needs, which a production server does not ship>',
   'not advertised: <the capability the scenario uses that the server does not declare>',
-  'server speaks 2025-11-25 only (SDK 1.32)',
 ];
 
 function allowedReason(reason) {

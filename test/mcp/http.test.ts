@@ -32,7 +32,7 @@ describe('HTTP listener sessions', () => {
     expect((await session.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(404);
   });
 
-  it('asks for initialize first and answers unknown sessions with 404', async () => {
+  it('asks for initialize first and answers unknown sessions with 404, echoing the request id', async () => {
     listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(deps), logger: deps.logger, version: 't' });
     const post = (headers: Record<string, string>) =>
       fetch(`${listener!.url}/mcp`, {
@@ -40,8 +40,12 @@ describe('HTTP listener sessions', () => {
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
-    expect((await post({})).status).toBe(400);
-    expect((await post({ 'mcp-session-id': 'unknown' })).status).toBe(404);
+    const first = await post({});
+    expect(first.status).toBe(400);
+    expect(await first.json()).toMatchObject({ id: 1, error: { message: expect.stringMatching(/initialize first/) } });
+    const unknown = await post({ 'mcp-session-id': 'unknown' });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ id: 1, error: { code: -32001 } });
     const bad = await fetch(`${listener.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
     expect(bad.status).toBe(400);
   });
