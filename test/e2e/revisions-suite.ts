@@ -110,10 +110,20 @@ export function revisionSuite(t: SuiteContext): void {
     it('is offered a sign-in link for an account that needs reconnecting, and the call succeeds once the person signs in', async () => {
       await setup().setOutlookStatus('needs_reconnect');
       // The person answers without signing in: the call runs again and says the link was offered.
+      const from = c().inbound.length;
       const unsigned = await c().call('outlook_list_folders', {});
       expect(unsigned.isError).toBe(true);
       expect(textOf(unsigned)).toMatch(/needs to be reconnected.*A sign-in link was offered/s);
       expect(c().links).toHaveLength(1);
+      // The link came as a 2026 input request in the call's result, or to a 2025 client as a URL elicitation request.
+      const wire = c().inbound.slice(from);
+      if (revision === '2026-07-28') {
+        expect(wire.filter((m) => m.method && 'id' in m), 'a request from the server').toEqual([]);
+        const asked = wire.find((m) => m.result?.resultType === 'input_required');
+        expect(asked?.result.inputRequests).toEqual({ sign_in: { method: 'elicitation/create', params: expect.objectContaining({ mode: 'url', url: c().links[0]!.url }) } });
+      } else {
+        expect(wire.filter((m) => m.method === 'elicitation/create').map((m) => m.params.url)).toEqual([c().links[0]!.url]);
+      }
       expect(c().links[0]!.message).toMatch(/The outlook account ".+" needs a new sign-in/);
       const link = new URL(c().links[0]!.url);
       expect(link.origin).toBe(new URL(t.sandbox().oauthSettings.outlook.url).origin);
@@ -121,7 +131,8 @@ export function revisionSuite(t: SuiteContext): void {
       if (t.callbackBase) expect(redirect).toBe(`${t.callbackBase()}/oauth/callback/outlook`);
       else expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/oauth\/callback\/outlook$/);
 
-      // This time the person signs in through the link (its callback served by the same process) before answering.
+      // This time the person signs in through the link before answering. Only the process that offered the link holds
+      // its pending sign-in, so the callback finishing it is that process's own.
       c().onLink = signInThrough;
       try {
         const signedIn = await c().call('outlook_list_folders', {});
