@@ -131,6 +131,16 @@ function listedTools(tools: Tool[]): McpTool[] {
 let ajv: AjvJsonSchemaValidator | undefined;
 const validator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 
+/**
+ * How long a 2026 client may keep a list (the revision's caching hints): the tools and the resource templates are
+ * fixed for the life of the process; the resource list changes with every trigger, so it is not kept.
+ */
+const CACHE_HINTS = {
+  'tools/list': { ttlMs: 5 * 60_000, cacheScope: 'private' },
+  'resources/templates/list': { ttlMs: 5 * 60_000, cacheScope: 'private' },
+  'server/discover': { ttlMs: 5 * 60_000, cacheScope: 'private' },
+} as const;
+
 /** A server whose dependencies may still be loading: tools/list needs nothing more than this. */
 export interface ServerSetup {
   version: string;
@@ -199,7 +209,7 @@ export function createSurface(setup: ServerSetup): Surface {
   const create = (era: Era, options: { events?: boolean } = {}) => {
     const server = new CheckedServer(
       { name: 'switchboard', title: 'Switchboard', version: setup.version },
-      { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+      { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator, cacheHints: CACHE_HINTS },
     );
 
     server.setRequestHandler('tools/list', async ({ params }) => {

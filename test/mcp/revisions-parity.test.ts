@@ -124,7 +124,7 @@ describe('one surface, two revisions', () => {
     }
   });
 
-  it('resources/list and resources/templates/list: the same entries; 2026 answers say they are not to be cached', async () => {
+  it('resources/list and resources/templates/list: the same entries; 2026 answers say how long each may be kept', async () => {
     const [m, l] = await both((c) => c.listResources());
     expect(m.resources.map((r: { uri: string }) => r.uri)).toEqual(['switchboard://accounts', expect.stringMatching(/^switchboard:\/\/triggers\/trg_\w+\/events$/)]);
     expect(common(m)).toEqual(common(l));
@@ -132,5 +132,8 @@ describe('one surface, two revisions', () => {
     const [mt, lt] = await both((c) => c.listResourceTemplates());
     expect(mt.resourceTemplates).toHaveLength(1);
     expect(common(mt)).toEqual(common(lt));
+    expect(mt).toMatchObject({ ttlMs: 300_000, cacheScope: 'private' });
+    const [tools] = await both((c) => c.listTools());
+    expect(tools).toMatchObject({ ttlMs: 300_000, cacheScope: 'private' });
   });
 });
