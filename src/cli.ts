@@ -318,6 +318,7 @@ function triggersCommand(triggers: Command): void {
 function withCommon(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'where the store lives (env SWITCHBOARD_DATA_DIR; default: the platform\'s data folder)')
+    .option('--database-url <url>', 'keep the store in this PostgreSQL database, shared by every instance given it (env SWITCHBOARD_DATABASE_URL, which keeps the password out of the process list)')
     .option('--sandbox', 'use the local stand-in providers and the sandbox store (those of a running serve --sandbox when there is one)');
 }
 
