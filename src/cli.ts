@@ -122,7 +122,7 @@ function buildProgram(): Command {
     .action(async (opts) => {
       const { rotateSecrets } = await import('./store/index.js');
       await withConfig(opts, async (config) => {
-        const r = await rotateSecrets({ dataDir: config.dataDir, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: opts.force });
+        const r = await rotateSecrets({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: opts.force });
         const dropped = r.salesCache ? ` Dropped ${r.salesCache} cached sales lookup(s), which were keyed with the old key.` : '';
         const counts = `Re-encrypted ${r.accounts} account, ${r.triggers} trigger and ${r.hooks} webhook secret(s) under a new key, in one transaction.${dropped}`;
         if (r.newKeyIn === 'keyFile') return print(`${counts}\nThe new key is in ${r.keyFile} (the old key is gone); keep a backup of that file.`);
