@@ -72,7 +72,7 @@ export const sqlite: Adapter = {
           const statement = db.prepare(text);
           return statement.reader ? (statement.all(...values) as Record<string, any>[]) : (statement.run(...values), []);
         },
-        close: () => db.close(),
+        close: () => void db.close(),
       };
     });
     return connection.query(sql, params);

@@ -11,17 +11,21 @@ export function pgSalesCache(sql: Sql, key: Buffer, guard: (tx: Tx) => Promise<v
     async get(accountId, kind, keys, since) {
       const found = new Map<string, string>();
       if (!keys.length) return found;
-      const byHash = new Map(keys.map((lookup) => [hash(accountId, kind, lookup), lookup]));
+      const hashes = keys.map((lookup) => hash(accountId, kind, lookup));
       const rows = await sql<{ key_hash: string; result_enc: string }[]>`
         SELECT key_hash, result_enc FROM sales_cache
-        WHERE account_id = ${accountId} AND kind = ${kind} AND key_hash = ANY(${[...byHash.keys()]}::text[]) AND created_at >= ${since}`;
-      for (const row of rows) {
+        WHERE account_id = ${accountId} AND kind = ${kind} AND key_hash = ANY(${hashes}::text[]) AND created_at >= ${since}`;
+      const stored = new Map(rows.map((row) => [row.key_hash, row.result_enc]));
+      // In the order asked, as the SQLite cache answers.
+      keys.forEach((lookup, i) => {
+        const blob = stored.get(hashes[i]!);
+        if (blob === undefined) return;
         try {
-          found.set(byHash.get(row.key_hash)!, decryptSecret(key, row.result_enc, aad(accountId, kind, row.key_hash)));
+          found.set(lookup, decryptSecret(key, blob, aad(accountId, kind, hashes[i]!)));
         } catch {
           // An entry that does not decrypt is a miss; the paid lookup that follows overwrites it.
         }
-      }
+      });
       return found;
     },
     async put(accountId, kind, entries, at) {
