@@ -24,35 +24,38 @@ export default async function startPostgres(project: TestProject): Promise<() =>
   if (asRoot) chmodSync(root, 0o755);
   const password = randomBytes(16).toString('hex');
   const log: string[] = [];
+  const cluster = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir: join(root, 'data'),
+      port,
+      user: 'switchboard',
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: false,
+      createPostgresUser: asRoot,
+      initdbFlags: ['--no-sync', '--no-instructions'],
+      // Tests want speed, not durability; no Unix socket, and TCP on loopback only.
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'max_connections=300'],
+      onLog: (message) => log.push(message),
+      onError: (error) => log.push(String(error)),
+    });
   let server: EmbeddedPostgres | undefined;
   try {
-    for (let attempt = 1; ; attempt++) {
+    await cluster(0).initialise();
+    for (let attempt = 1; !server; attempt++) {
+      // The port is chosen just before the server binds it; should another process take it in between, another is chosen.
       const port = await freePort();
-      const candidate = new EmbeddedPostgres({
-        databaseDir: join(root, `data-${attempt}`),
-        port,
-        user: 'switchboard',
-        password,
-        authMethod: 'scram-sha-256',
-        persistent: false,
-        createPostgresUser: asRoot,
-        initdbFlags: ['--no-sync', '--no-instructions'],
-        // Tests want speed, not durability; no Unix socket, and TCP on loopback only.
-        postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'max_connections=300'],
-        onLog: (message) => log.push(message),
-        onError: (error) => log.push(String(error)),
-      });
-      await candidate.initialise();
-      try {
-        // Resolves on the server's "ready to accept connections" line; rejects (with nothing) when it exits first.
-        await candidate.start();
+      const candidate = cluster(port);
+      // Resolves on the server's "ready to accept connections" line; rejects (with nothing) when it exits first.
+      const started = await candidate.start().then(
+        () => true,
+        () => false,
+      );
+      if (started) {
         server = candidate;
         project.provide('postgresUrl', `postgres://switchboard:${password}@127.0.0.1:${port}/postgres`);
-        break;
-      } catch {
-        await candidate.stop();
-        // Another process took the port between the probe and the start: try another one.
-        if (attempt === 3 || !log.join('').includes('could not bind')) throw new Error(`PostgreSQL did not start:\n${log.join('')}`);
+      } else if (attempt === 3 || !log.join('').includes('could not bind')) {
+        throw new Error(`PostgreSQL did not start:\n${log.join('')}`);
       }
     }
   } catch (error) {

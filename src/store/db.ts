@@ -25,7 +25,7 @@ export interface OpenStoreOptions {
   redactor?: Redactor;
 }
 
-/** The SQLite store; `db` lets later modules (triggers, events) use the same connection for their own tables. */
+/** The SQLite store; `db` is for this folder (secrets rotate) and for tests that look at the file. Other code sees a Store only. */
 export interface SqliteStore extends Store {
   readonly db: Database.Database;
 }
