@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     setupFiles: ['test/setup.ts'],
+    // One PostgreSQL server for the run: the store's tests run against it as well as against SQLite.
+    globalSetup: ['test/pg-global.ts'],
   },
 });

@@ -122,7 +122,7 @@ function buildProgram(): Command {
     .action(async (opts) => {
       const { rotateSecrets } = await import('./store/index.js');
       await withConfig(opts, async (config) => {
-        const r = await rotateSecrets({ dataDir: config.dataDir, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: opts.force });
+        const r = await rotateSecrets({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: opts.force });
         const dropped = r.salesCache ? ` Dropped ${r.salesCache} cached sales lookup(s), which were keyed with the old key.` : '';
         const counts = `Re-encrypted ${r.accounts} account, ${r.triggers} trigger and ${r.hooks} webhook secret(s) under a new key, in one transaction.${dropped}`;
         if (r.newKeyIn === 'keyFile') return print(`${counts}\nThe new key is in ${r.keyFile} (the old key is gone); keep a backup of that file.`);
@@ -318,6 +318,7 @@ function triggersCommand(triggers: Command): void {
 function withCommon(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'where the store lives (env SWITCHBOARD_DATA_DIR; default: the platform\'s data folder)')
+    .option('--database-url <url>', 'keep the store in this PostgreSQL database, shared by every instance given it (env SWITCHBOARD_DATABASE_URL, which keeps the password out of the process list)')
     .option('--sandbox', 'use the local stand-in providers and the sandbox store (those of a running serve --sandbox when there is one)');
 }
 

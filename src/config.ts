@@ -5,6 +5,8 @@ import { PROVIDERS, type Provider } from './store/types.js';
 
 export interface Config {
   dataDir: string;
+  /** SWITCHBOARD_DATABASE_URL / --database-url: the store is this PostgreSQL database (shared by instances) instead of SQLite in dataDir. */
+  databaseUrl?: string;
   baseUrls: Record<Provider, string>;
   http: { host: string; port: number; publicUrl?: string; token?: string };
   secretKey?: string;
@@ -64,6 +66,7 @@ export interface Flags {
   'tool-mode'?: string;
   'read-only'?: boolean;
   'data-dir'?: string;
+  'database-url'?: string;
   'log-level'?: string;
   'max-result-tokens'?: string;
   'shutdown-grace'?: string;
@@ -116,6 +119,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     newSecretKey: env.SWITCHBOARD_NEW_SECRET_KEY || undefined,
     forwardAllowPrivate: parseSwitch(env.SWITCHBOARD_FORWARD_ALLOW_PRIVATE, 'SWITCHBOARD_FORWARD_ALLOW_PRIVATE'),
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,
+    databaseUrl: checkDatabaseUrl(flags['database-url'] ?? (env.SWITCHBOARD_DATABASE_URL || undefined)),
     baseUrls,
     http: {
       host: flags.host ?? env.SWITCHBOARD_HOST ?? '127.0.0.1',
@@ -198,6 +202,25 @@ function checkUrl(value: string, name: string): string {
   } catch {
     throw new InputError(`${name} must be an http(s) URL, not "${value}".`, name);
   }
+}
+
+/** A postgres:// URL; the message shows it without its password. */
+function checkDatabaseUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const fix = 'use postgres://USER:PASSWORD@HOST:5432/DATABASE (SWITCHBOARD_DATABASE_URL or --database-url)';
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new InputError(`The database URL is not a URL: ${fix}.`, 'database-url');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new InputError(`The database URL must start with postgres:// or postgresql://, not ${url.protocol}//: ${fix}.`, 'database-url');
+  }
+  if (!url.hostname || url.pathname.length <= 1) {
+    throw new InputError(`The database URL must name a host and a database: ${fix}.`, 'database-url');
+  }
+  return value.trim();
 }
 
 function parseSwitch(value: string | undefined, name: string): boolean {

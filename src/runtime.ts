@@ -71,7 +71,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       baseUrls = started.baseUrls;
       checkStillWanted();
     }
-    const store = await openStore({ dataDir, secretKey: config.secretKey, redactor });
+    // The sandbox's sample accounts stay in its own SQLite store, never in a shared database.
+    const store = await openStore({ dataDir, databaseUrl: config.sandbox ? undefined : config.databaseUrl, secretKey: config.secretKey, redactor });
     closers.push(() => store.close());
     if (sandbox) await (await loadSandbox()).seedSandboxAccounts(store);
     checkStillWanted();

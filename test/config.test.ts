@@ -25,6 +25,29 @@ describe('loadConfig', () => {
     });
   });
 
+  it('takes the PostgreSQL URL from --database-url over SWITCHBOARD_DATABASE_URL; none means SQLite', () => {
+    expect(loadConfig({}).databaseUrl).toBeUndefined();
+    expect(loadConfig({ SWITCHBOARD_DATABASE_URL: '' }).databaseUrl).toBeUndefined();
+    expect(loadConfig({ SWITCHBOARD_DATABASE_URL: 'postgres://sb:pw@db.internal:5432/switchboard' }).databaseUrl).toBe('postgres://sb:pw@db.internal:5432/switchboard');
+    expect(loadConfig({ SWITCHBOARD_DATABASE_URL: 'postgres://a@h/env' }, { 'database-url': 'postgresql://b@h/flag' }).databaseUrl).toBe('postgresql://b@h/flag');
+  });
+
+  it.each(['mysql://sb:S3cret-pw@db/switchboard', 'sb:S3cret-pw@db/switchboard', 'postgres://sb:S3cret-pw@db', 'postgres://sb:S3cret-pw@/switchboard'])(
+    'refuses the database URL %s, naming the setting and the shape, never the password',
+    (url) => {
+      const error = (() => {
+        try {
+          loadConfig({ SWITCHBOARD_DATABASE_URL: url });
+        } catch (e) {
+          return e as Error & { field?: string };
+        }
+      })();
+      expect(error?.message).toMatch(/database URL .*postgres:\/\/USER:PASSWORD@HOST:5432\/DATABASE \(SWITCHBOARD_DATABASE_URL or --database-url\)/);
+      expect(error?.field).toBe('database-url');
+      expect(error?.message).not.toContain('S3cret-pw');
+    },
+  );
+
   it('reads base URLs per connector and drops a trailing slash', () => {
     expect(loadConfig({ SWITCHBOARD_GITHUB_BASE_URL: 'http://127.0.0.1:9/' }).baseUrls.github).toBe('http://127.0.0.1:9');
   });

@@ -56,6 +56,8 @@ export interface HarnessOptions {
   listen?: boolean;
   /** The result budget in tokens (the server's default, 25,000, when absent). */
   maxResultTokens?: number;
+  /** The store in this PostgreSQL database instead of the SQLite file in the data dir. */
+  databaseUrl?: string;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -70,7 +72,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       done();
     },
   });
-  const store = await openStore({ dataDir, secretKey: 'test-secret-key', redactor });
+  const store = await openStore({ dataDir, databaseUrl: options.databaseUrl, secretKey: 'test-secret-key', redactor });
   for (const account of sandbox.accounts) await store.accounts.add({ ...account, label: 'sample' });
   await store.accounts.add({ provider: 'github', label: 'canary', identity: 'canary', secret: { kind: 'token', token: CANARY } });
 

@@ -15,7 +15,7 @@ export async function signInFromCli(
 ): Promise<Account> {
   const redactor = new Redactor();
   const dispatcher = new Agent({ connect: { timeout: 10_000 } });
-  const store = await openStore({ dataDir: config.dataDir, secretKey: config.secretKey, redactor });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey, redactor });
   const deps = { store, baseUrls: config.baseUrls, dispatcher, redactor, oauth: config.oauth };
   try {
     if (o.mode === 'device') {

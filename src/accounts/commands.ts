@@ -16,7 +16,7 @@ export async function addAccount(
   const redactor = new Redactor();
   const dispatcher = new Agent({ connect: { timeout: 10_000 } });
   try {
-    const store = await openStore({ dataDir: config.dataDir, secretKey: config.secretKey, redactor });
+    const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey, redactor });
     try {
       return await connectAccount({ store, baseUrls: config.baseUrls, dispatcher, redactor }, input);
     } finally {
@@ -154,7 +154,7 @@ export function accountGroups(provider: Provider, given: string[] | undefined): 
 }
 
 export async function listAccounts(config: Config): Promise<Account[]> {
-  const store = await openStore({ dataDir: config.dataDir, secretKey: config.secretKey });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
   try {
     return await store.accounts.list();
   } finally {
@@ -163,7 +163,7 @@ export async function listAccounts(config: Config): Promise<Account[]> {
 }
 
 export async function removeAccount(config: Config, ref: string, provider?: Provider): Promise<Account> {
-  const store = await openStore({ dataDir: config.dataDir, secretKey: config.secretKey });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
   try {
     return await store.accounts.remove(ref, provider);
   } finally {

@@ -100,11 +100,11 @@ export async function joinSandbox(config: Config): Promise<SandboxSession> {
   }
   const running = findRunningSandbox(dataDir);
   if (running) {
-    return { config: { ...config, sandbox: true, dataDir, baseUrls: running.baseUrls, oauth: running.oauth }, close: async () => undefined };
+    return { config: { ...config, sandbox: true, dataDir, databaseUrl: undefined, baseUrls: running.baseUrls, oauth: running.oauth }, close: async () => undefined };
   }
   const sandbox = await startSandbox({ onMiss: logMisses(createLogger()) });
   return {
-    config: { ...config, sandbox: true, dataDir, baseUrls: sandbox.baseUrls, oauth: sandbox.oauthSettings },
+    config: { ...config, sandbox: true, dataDir, databaseUrl: undefined, baseUrls: sandbox.baseUrls, oauth: sandbox.oauthSettings },
     temporary: sandbox,
     close: () => sandbox.close(),
   };

@@ -1,18 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { AccountError, connectCommand, InputError, reconnectMessage } from '../errors.js';
-import { checkBaseUrl } from '../http/url-guard.js';
+import { AccountError, reconnectMessage } from '../errors.js';
 import type { Redactor } from '../redact.js';
-import { decryptSecret, encryptSecret } from './crypto.js';
 import {
-  PROVIDERS,
-  type Account,
-  type AccountSecret,
-  type AccountStatus,
-  type AccountStore,
-  type NewAccount,
-  type Provider,
-} from './types.js';
+  checkNewAccount,
+  checkLabel,
+  checkStatus,
+  defaultLabelBase,
+  freeLabel,
+  labelCollision,
+  labelOfSeveralProviders,
+  missingAccount,
+  newAccountId,
+  noSuchAccount,
+  TOUCH_INTERVAL_MS,
+  unknownId,
+} from './account-rules.js';
+import { decryptSecret, encryptSecret } from './crypto.js';
+import type { Account, AccountSecret, AccountStatus, AccountStore, NewAccount, Provider } from './types.js';
 
 interface AccountRow {
   id: string;
@@ -30,18 +34,7 @@ interface AccountRow {
   last_used_at: string | null;
 }
 
-const MAX_LABEL_LENGTH = 64;
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
-const STATUSES: readonly AccountStatus[] = ['active', 'needs_reconnect'];
 const ORDER = 'ORDER BY provider, created_at, rowid';
-
-export function newAccountId(): string {
-  return 'acc_' + Array.from(randomBytes(10), (byte) => BASE32[byte % 32]).join('');
-}
-
-const TOUCH_INTERVAL_MS = 60_000;
 
 export class SqliteAccountStore implements AccountStore {
   private readonly touched = new Map<string, number>();
@@ -75,7 +68,7 @@ export class SqliteAccountStore implements AccountStore {
 
   async resolve(provider: Provider, ref?: string): Promise<{ account: Account; secret: AccountSecret }> {
     const row = ref === undefined ? this.defaultRow(provider) : this.findRow(ref, provider);
-    if (!row) throw this.missingAccount(provider, ref);
+    if (!row) throw missingAccount(provider, ref, (this.db.prepare(`SELECT * FROM accounts WHERE provider = ? ${ORDER}`).all(provider) as AccountRow[]).map(toAccount));
     const account = toAccount(row);
     if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account), { provider: account.provider, label: account.label });
     let plaintext: string;
@@ -91,11 +84,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async add(input: NewAccount): Promise<Account> {
-    if (!(PROVIDERS as readonly string[]).includes(input.provider)) {
-      throw new InputError(`Unknown provider "${input.provider}": use one of ${PROVIDERS.join(', ')}.`, 'provider');
-    }
-    const explicitLabel = input.label === undefined ? undefined : checkLabel(input.label);
-    const baseUrl = input.baseUrl ? checkBaseUrl(input.baseUrl, { name: 'baseUrl', field: 'baseUrl', example: 'https://ghe.example.com/api/v3' }) : null;
+    const { label: explicitLabel, baseUrl } = checkNewAccount(input);
     const id = newAccountId();
     const insert = this.db.transaction((): AccountRow => {
       this.guard();
@@ -202,13 +191,13 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async setStatus(id: string, status: AccountStatus): Promise<void> {
-    if (!STATUSES.includes(status)) throw new InputError(`Unknown account status "${status}": use ${STATUSES.join(' or ')}.`, 'status');
+    checkStatus(status);
     const result = this.db.prepare('UPDATE accounts SET status = ? WHERE id = ?').run(status, id);
     if (result.changes === 0) throw unknownId(id);
   }
 
   // Silent when the account is gone: a concurrent remove must not fail a tool call that already succeeded.
-  // At most one write a minute per account: "last used" needs no finer grain, and every call would pay for it.
+  // At most one write a minute per account.
   async touch(id: string): Promise<void> {
     const now = Date.now();
     if (now - (this.touched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
@@ -226,24 +215,14 @@ export class SqliteAccountStore implements AccountStore {
     const trimmed = ref.trim();
     if (provider !== undefined) return this.labelHolder(provider, trimmed);
     const matches = this.db.prepare(`SELECT * FROM accounts WHERE lower(label) = lower(?) ${ORDER}`).all(trimmed) as AccountRow[];
-    if (matches.length > 1) {
-      const listed = matches.map((m) => `${m.label} (${m.provider}, ${m.id})`).join('; ');
-      throw new InputError(
-        `The label "${trimmed}" matches accounts at several providers: ${listed}. Use the account id, or name the provider.`,
-        'account',
-      );
-    }
+    if (matches.length > 1) throw labelOfSeveralProviders(trimmed, matches.map(toAccount));
     return matches[0];
   }
 
   private requireRow(ref: string, provider?: Provider): AccountRow {
     const row = this.findRow(ref, provider);
     if (row) return row;
-    const all = this.db.prepare(`SELECT * FROM accounts ${ORDER}`).all() as AccountRow[];
-    const known = all.length
-      ? `Connected accounts: ${all.map((a) => `"${a.label}" (${a.provider}, ${a.id})`).join(', ')}. Use one of these labels or ids.`
-      : 'No accounts are connected.';
-    throw new InputError(`No account "${ref}". ${known}`, 'account');
+    throw noSuchAccount(ref, (this.db.prepare(`SELECT * FROM accounts ${ORDER}`).all() as AccountRow[]).map(toAccount));
   }
 
   private defaultRow(provider: string, orOnly = true): AccountRow | undefined {
@@ -263,50 +242,13 @@ export class SqliteAccountStore implements AccountStore {
     return this.labelHolder(provider, label) !== undefined;
   }
 
-  private labelCollision(provider: string, label: string): InputError {
-    return new InputError(
-      `A ${provider} account is already labelled "${label}". Choose another label, for example "${this.freeLabel(provider, label)}", or rename the existing one.`,
-      'label',
-    );
+  private labelCollision(provider: string, label: string) {
+    return labelCollision(provider, label, this.freeLabel(provider, label));
   }
 
   private freeLabel(provider: string, base: string): string {
-    if (!this.labelTaken(provider, base)) return base;
-    for (let n = 2; ; n++) {
-      const suffix = ` ${n}`;
-      const candidate = base.slice(0, MAX_LABEL_LENGTH - suffix.length).trimEnd() + suffix;
-      if (!this.labelTaken(provider, candidate)) return candidate;
-    }
+    return freeLabel(base, (label) => this.labelTaken(provider, label));
   }
-
-  private missingAccount(provider: Provider, ref: string | undefined): AccountError {
-    const rows = this.db.prepare(`SELECT * FROM accounts WHERE provider = ? ${ORDER}`).all(provider) as AccountRow[];
-    if (rows.length === 0) {
-      const asked = ref === undefined ? '' : `No ${provider} account "${ref}". `;
-      return new AccountError(`${asked}No ${provider} account is connected. Connect one with: ${connectCommand(provider)}.`);
-    }
-    const labels = rows.map((r) => `"${r.label}"${r.is_default ? ' (default)' : ''}`).join(', ');
-    const head = ref === undefined ? `Several ${provider} accounts are connected and none is the default.` : `No ${provider} account "${ref}".`;
-    return new AccountError(`${head} Connected ${provider} accounts: ${labels}. Pass one of these labels as "account".`);
-  }
-}
-
-function checkLabel(raw: string): string {
-  const label = raw.trim();
-  if (label.length === 0 || label.length > MAX_LABEL_LENGTH) {
-    throw new InputError(`The label must be 1 to ${MAX_LABEL_LENGTH} characters long (got ${label.length}).`, 'label');
-  }
-  if (CONTROL_CHARACTERS.test(label)) throw new InputError('The label must not contain control characters.', 'label');
-  return label;
-}
-
-function defaultLabelBase(input: NewAccount): string {
-  const fromIdentity = (input.identity ?? '').replace(new RegExp(CONTROL_CHARACTERS, 'g'), '').trim().slice(0, MAX_LABEL_LENGTH).trim();
-  return fromIdentity || input.provider;
-}
-
-function unknownId(id: string): InputError {
-  return new InputError(`No account with id "${id}".`, 'id');
 }
 
 function toAccount(row: AccountRow): Account {

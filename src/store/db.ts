@@ -1,12 +1,12 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import type { Redactor } from '../redact.js';
 import { SqliteAccountStore } from './accounts.js';
-import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, loadKey, NEXT_KEY_SUFFIX, readKeyFile, type LoadedKey } from './crypto.js';
 import { SqliteEventStore } from './events.js';
 import { SqliteHookStore } from './hooks.js';
+import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from './key-check.js';
 import { runMigrations } from './migrations.js';
 import { sqliteSalesCache } from './sales-cache.js';
 import { SqliteTriggerStore } from './triggers.js';
@@ -15,19 +15,32 @@ import type { Store } from './types.js';
 export const DB_FILE_NAME = 'switchboard.db';
 
 export interface OpenStoreOptions {
+  /** Holds the SQLite file, and the key file when SWITCHBOARD_SECRET_KEY is not set. */
   dataDir: string;
+  /** SWITCHBOARD_DATABASE_URL: a postgres:// URL; the store is then that PostgreSQL database, shared by every instance using it. */
+  databaseUrl?: string;
   /** SWITCHBOARD_SECRET_KEY: 32 bytes as hex or base64, or a passphrase. Without it, `<dataDir>/secret.key` is used. */
   secretKey?: string;
   /** Receives every secret `accounts.resolve` decrypts. */
   redactor?: Redactor;
 }
 
-/** The SQLite store; `db` lets later modules (triggers, events) use the same connection for their own tables. */
+/** The SQLite store; `db` is for this folder (secrets rotate) and for tests that look at the file. Other code sees a Store only. */
 export interface SqliteStore extends Store {
   readonly db: Database.Database;
 }
 
-export async function openStore(options: OpenStoreOptions): Promise<SqliteStore> {
+/** The PostgreSQL store when a database URL is given, else the SQLite store in the data dir. */
+export function openStore(options: OpenStoreOptions & { databaseUrl?: undefined }): Promise<SqliteStore>;
+export function openStore(options: OpenStoreOptions): Promise<Store>;
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  if (!options.databaseUrl) return openSqliteStore(options);
+  // Loaded only when asked for: a SQLite install never needs the PostgreSQL client.
+  const { openPgStore } = await import('./pg/index.js');
+  return openPgStore({ ...options, databaseUrl: options.databaseUrl });
+}
+
+async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> {
   const dbFile = join(options.dataDir, DB_FILE_NAME);
   let db: Database.Database;
   try {
@@ -39,7 +52,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqliteStore>
   try {
     runMigrations(db);
     restrictFileModes(dbFile);
-    const { key, check } = checkKey(db, dbFile, options);
+    const { key, check } = await checkKey(keyCheckRecord(db, dbFile), options);
     const guard = keyGuard(db, check);
     const accounts = new SqliteAccountStore(db, key, options.redactor, guard);
     return {
@@ -140,10 +153,6 @@ function restrictFileModes(dbFile: string): void {
   }
 }
 
-export class KeyRotatedError extends Error {
-  override name = 'KeyRotatedError';
-}
-
 /**
  * Secret writes first check that the key check is still the one this connection opened with: after
  * `secrets rotate` a process holding the old key must not write secrets nobody can read any more.
@@ -151,60 +160,14 @@ export class KeyRotatedError extends Error {
 function keyGuard(db: Database.Database, check: string): () => void {
   const read = db.prepare("SELECT value FROM meta WHERE key = 'key_check'");
   return () => {
-    if ((read.get() as { value: string } | undefined)?.value !== check) {
-      throw new KeyRotatedError(
-        'The secret key of this store was changed (switchboard secrets rotate) after this process opened it; restart this Switchboard process. Nothing was written.',
-      );
-    }
+    if ((read.get() as { value: string } | undefined)?.value !== check) throw new KeyRotatedError(KEY_ROTATED_MESSAGE);
   };
 }
 
-function keyMatches(key: Buffer, check: string): boolean {
-  try {
-    return decryptSecret(key, check, KEY_CHECK_AAD) === KEY_CHECK_PLAINTEXT;
-  } catch {
-    return false;
-  }
-}
-
-/** Loads the key and proves it is the one the stored secrets were written with, before anything is written. */
-function checkKey(db: Database.Database, dbFile: string, options: OpenStoreOptions): { key: Buffer; check: string } {
-  const readCheck = () => (db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get() as { value: string } | undefined)?.value;
-  const existingCheck = readCheck();
-  let loaded = loadKey({ dataDir: options.dataDir, secretKey: options.secretKey, createKeyFile: existingCheck === undefined });
-  if (existingCheck === undefined) {
-    db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('key_check', ?)").run(
-      encryptSecret(loaded.key, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD),
-    );
-  }
-  const check = existingCheck ?? readCheck()!;
-  if (loaded.source === 'keyFile') loaded = finishInterruptedRotation(loaded, check);
-  if (!keyMatches(loaded.key, check)) throw new InputError(keyMismatchMessage(loaded, dbFile), 'SWITCHBOARD_SECRET_KEY');
-  return { key: loaded.key, check };
-}
-
-/**
- * `secrets rotate` writes the new key to secret.key.next, commits the re-encryption, then renames the
- * file over secret.key. A crash in between leaves secret.key.next behind: if the store already takes it,
- * the rename is finished here; if the store still takes the old key, the rotation never committed and
- * the leftover is removed. Either way the store opens.
- */
-function finishInterruptedRotation(loaded: LoadedKey, check: string): LoadedKey {
-  const nextFile = loaded.keyFile + NEXT_KEY_SUFFIX;
-  if (!existsSync(nextFile)) return loaded;
-  if (keyMatches(loaded.key, check)) {
-    rmSync(nextFile, { force: true });
-    return loaded;
-  }
-  const next = readKeyFile(nextFile);
-  if (!next || !keyMatches(next, check)) return loaded;
-  renameSync(nextFile, loaded.keyFile);
-  return { ...loaded, key: next };
-}
-
-function keyMismatchMessage(loaded: LoadedKey, dbFile: string): string {
-  const head = `The secret key does not match the one the stored secrets in ${dbFile} were encrypted with. Nothing was changed.`;
-  return loaded.source === 'secretKey'
-    ? `${head} Set SWITCHBOARD_SECRET_KEY to the key used before, or unset it if they were encrypted with the key file ${loaded.keyFile}.`
-    : `${head} The key came from the key file ${loaded.keyFile}; restore the original file, or set SWITCHBOARD_SECRET_KEY to the key used before.`;
+function keyCheckRecord(db: Database.Database, dbFile: string): KeyCheckRecord {
+  return {
+    where: dbFile,
+    read: async () => (db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get() as { value: string } | undefined)?.value,
+    insertIfAbsent: async (check) => void db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('key_check', ?)").run(check),
+  };
 }

@@ -190,7 +190,7 @@ export interface MigrationResult {
   to: number;
 }
 
-export function assertMigrationsOrdered(migrations: readonly Migration[]): void {
+export function assertMigrationsOrdered(migrations: readonly { version: number }[]): void {
   migrations.forEach((migration, index) => {
     const previous = index === 0 ? 0 : migrations[index - 1].version;
     const valid = Number.isInteger(migration.version) && (index === 0 ? migration.version === 1 : migration.version > previous);

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, keyFromString, loadKey, NEXT_KEY_SUFFIX } from './crypto.js';
 import { DB_FILE_NAME, openStore } from './db.js';
 
 export interface RotateOptions {
   dataDir: string;
+  /** SWITCHBOARD_DATABASE_URL: the store is this PostgreSQL database. */
+  databaseUrl?: string;
   /** SWITCHBOARD_SECRET_KEY: the current key, when it is not in the key file. */
   secretKey?: string;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key to re-encrypt under; without it a new random key goes to the key file. */
@@ -30,10 +33,35 @@ export interface RotateResult {
   staleKeyFile?: string;
 }
 
-interface SecretRow {
-  id: string;
-  secret_enc: string;
+export type RotateCounts = Pick<RotateResult, 'accounts' | 'triggers' | 'hooks' | 'salesCache'>;
+
+/** What a rotation needs of the database beneath a store, beyond the Store contract. */
+export interface Rekeying {
+  /** True while a server holds the runner lease on this store. */
+  runnerLeaseHeld(): Promise<boolean>;
+  /** In one transaction: every secret re-encrypted from `from` to `to`, the sales cache dropped, the key check replaced. */
+  reencrypt(from: Buffer, to: Buffer): Promise<RotateCounts>;
+  close(): Promise<void>;
 }
+
+/** Decrypts a secret with the current key, saying which row is damaged when it cannot. */
+export function reencryptSecret(row: { id: string; secret_enc: string }, what: string, from: Buffer, to: Buffer): string {
+  let plaintext: string;
+  try {
+    plaintext = decryptSecret(from, row.secret_enc, row.id);
+  } catch {
+    throw new InputError(`The secret of ${what} ${row.id} cannot be decrypted with the current key (it is damaged); nothing was changed.`);
+  }
+  return encryptSecret(to, plaintext, row.id);
+}
+
+export const SECRET_TABLES = [
+  ['accounts', 'account'],
+  ['triggers', 'trigger'],
+  ['hooks', 'webhook'],
+] as const;
+
+export const newKeyCheck = (key: Buffer) => encryptSecret(key, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD);
 
 /**
  * `switchboard secrets rotate`: re-encrypts every secret (accounts, triggers, hooks and the key check)
@@ -46,29 +74,20 @@ interface SecretRow {
  * or discards an interrupted swap).
  */
 export async function rotateSecrets(o: RotateOptions): Promise<RotateResult> {
-  if (!existsSync(join(o.dataDir, DB_FILE_NAME))) {
-    throw new InputError(`There is no Switchboard store in ${o.dataDir}: nothing to rotate. (Set --data-dir or SWITCHBOARD_DATA_DIR to the store's directory.)`, 'data-dir');
-  }
   // Proves the current key (and finishes an interrupted rotation) before anything is written.
-  let store;
+  let store: Rekeying;
   try {
-    store = await openStore({ dataDir: o.dataDir, secretKey: o.secretKey });
+    store = o.databaseUrl ? await (await import('./pg/rotate.js')).openPgRekeying({ ...o, databaseUrl: o.databaseUrl }) : await openSqliteRekeying(o);
   } catch (error) {
-    throw new InputError((error as Error).message);
+    throw error instanceof InputError ? error : new InputError((error as Error).message);
   }
   try {
     const current = loadKey({ dataDir: o.dataDir, secretKey: o.secretKey, createKeyFile: false });
-    const db = store.db;
-    if (!o.force) {
-      const runner = db.prepare("SELECT holder, expires_at FROM leases WHERE name = 'runner' AND expires_at > ?").get(Date.now()) as
-        | { holder: string; expires_at: number }
-        | undefined;
-      if (runner) {
-        throw new InputError(
-          'A Switchboard server is running on this data dir (it holds the runner lease). Stop every `switchboard serve` using it, ' +
-            'then run this again; a server left running could not read the secrets after the rotation. Nothing was changed.',
-        );
-      }
+    if (!o.force && (await store.runnerLeaseHeld())) {
+      throw new InputError(
+        'A Switchboard server is running on this store (it holds the runner lease). Stop every `switchboard serve` using it, ' +
+          'then run this again; a server left running could not read the secrets after the rotation. Nothing was changed.',
+      );
     }
     let newKey: Buffer;
     if (o.newSecretKey?.trim()) newKey = keyFromString(o.newSecretKey);
@@ -85,34 +104,9 @@ export async function rotateSecrets(o: RotateOptions): Promise<RotateResult> {
     const nextFile = current.keyFile + NEXT_KEY_SUFFIX;
     if (toFile) writeDurably(nextFile, newKey.toString('base64') + '\n');
 
-    const reencrypt = (table: 'accounts' | 'triggers' | 'hooks', what: string) => {
-      const rows = db.prepare(`SELECT id, secret_enc FROM ${table} WHERE secret_enc IS NOT NULL`).all() as SecretRow[];
-      const update = db.prepare(`UPDATE ${table} SET secret_enc = ? WHERE id = ?`);
-      for (const row of rows) {
-        let plaintext: string;
-        try {
-          plaintext = decryptSecret(current.key, row.secret_enc, row.id);
-        } catch {
-          throw new InputError(`The secret of ${what} ${row.id} cannot be decrypted with the current key (it is damaged); nothing was changed.`);
-        }
-        update.run(encryptSecret(newKey, plaintext, row.id), row.id);
-      }
-      return rows.length;
-    };
-    let counts: Pick<RotateResult, 'accounts' | 'triggers' | 'hooks' | 'salesCache'>;
-    // Old ciphertext and dropped rows are overwritten with zeros rather than left in free pages.
-    db.pragma('secure_delete = ON');
+    let counts: RotateCounts;
     try {
-      counts = db
-        .transaction(() => {
-          const accounts = reencrypt('accounts', 'account');
-          const triggers = reencrypt('triggers', 'trigger');
-          const hooks = reencrypt('hooks', 'webhook');
-          const salesCache = db.prepare('DELETE FROM sales_cache').run().changes;
-          db.prepare("UPDATE meta SET value = ? WHERE key = 'key_check'").run(encryptSecret(newKey, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD));
-          return { accounts, triggers, hooks, salesCache };
-        })
-        .immediate();
+      counts = await store.reencrypt(current.key, newKey);
     } catch (error) {
       if (toFile) rmSync(nextFile, { force: true });
       throw error;
@@ -132,6 +126,39 @@ export async function rotateSecrets(o: RotateOptions): Promise<RotateResult> {
   } finally {
     await store.close();
   }
+}
+
+async function openSqliteRekeying(o: RotateOptions): Promise<Rekeying> {
+  if (!existsSync(join(o.dataDir, DB_FILE_NAME))) {
+    throw new InputError(`There is no Switchboard store in ${o.dataDir}: nothing to rotate. (Set --data-dir or SWITCHBOARD_DATA_DIR to the store's directory.)`, 'data-dir');
+  }
+  const store = await openStore({ dataDir: o.dataDir, secretKey: o.secretKey });
+  return { ...sqliteRekeying(store.db), close: () => store.close() };
+}
+
+function sqliteRekeying(db: Database.Database): Omit<Rekeying, 'close'> {
+  return {
+    async runnerLeaseHeld() {
+      return db.prepare("SELECT 1 FROM leases WHERE name = 'runner' AND expires_at > ?").get(Date.now()) !== undefined;
+    },
+    async reencrypt(from, to) {
+      // Old ciphertext and dropped rows are overwritten with zeros rather than left in free pages.
+      db.pragma('secure_delete = ON');
+      return db
+        .transaction((): RotateCounts => {
+          const [accounts, triggers, hooks] = SECRET_TABLES.map(([table, what]) => {
+            const rows = db.prepare(`SELECT id, secret_enc FROM ${table} WHERE secret_enc IS NOT NULL`).all() as Array<{ id: string; secret_enc: string }>;
+            const update = db.prepare(`UPDATE ${table} SET secret_enc = ? WHERE id = ?`);
+            for (const row of rows) update.run(reencryptSecret(row, what, from, to), row.id);
+            return rows.length;
+          });
+          const salesCache = db.prepare('DELETE FROM sales_cache').run().changes;
+          db.prepare("UPDATE meta SET value = ? WHERE key = 'key_check'").run(newKeyCheck(to));
+          return { accounts: accounts!, triggers: triggers!, hooks: hooks!, salesCache };
+        })
+        .immediate();
+    },
+  };
 }
 
 function writeDurably(file: string, text: string): void {

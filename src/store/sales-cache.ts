@@ -3,6 +3,15 @@ import type Database from 'better-sqlite3';
 import { decryptSecret, deriveKey, encryptSecret } from './crypto.js';
 import type { SalesCacheStore } from './types.js';
 
+/** How a lookup is found (a keyed hash of it) and what its encrypted result is bound to, in every adapter. */
+export function salesCacheKeys(key: Buffer) {
+  const hashKey = deriveKey(key, 'sales-cache/lookup-key');
+  return {
+    hash: (accountId: string, kind: string, lookup: string) => createHmac('sha256', hashKey).update(JSON.stringify([accountId, kind, lookup])).digest('base64url'),
+    aad: (accountId: string, kind: string, keyHash: string) => `sales_cache:${accountId}:${kind}:${keyHash}`,
+  };
+}
+
 /**
  * Names, emails and phone numbers are personal data: each result is encrypted with the store key
  * (AES-256-GCM, bound to its row), and the identifier looked up is kept only as an HMAC under a key
@@ -10,9 +19,7 @@ import type { SalesCacheStore } from './types.js';
  * `guard` throws once `secrets rotate` has changed the key under this process.
  */
 export function sqliteSalesCache(db: Database.Database, key: Buffer, guard: () => void): SalesCacheStore {
-  const hashKey = deriveKey(key, 'sales-cache/lookup-key');
-  const hash = (accountId: string, kind: string, lookup: string) => createHmac('sha256', hashKey).update(JSON.stringify([accountId, kind, lookup])).digest('base64url');
-  const aad = (accountId: string, kind: string, keyHash: string) => `sales_cache:${accountId}:${kind}:${keyHash}`;
+  const { hash, aad } = salesCacheKeys(key);
   const select = db.prepare('SELECT result_enc FROM sales_cache WHERE account_id = ? AND kind = ? AND key_hash = ? AND created_at >= ?');
   const upsert = db.prepare(
     `INSERT INTO sales_cache (account_id, kind, key_hash, result_enc, created_at) VALUES (?, ?, ?, ?, ?)

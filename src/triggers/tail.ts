@@ -72,7 +72,7 @@ export function retryDelayMs(failedRuns: number, backoff: Backoff = DEFAULT_BACK
 export async function tailEvents(config: Config, options: TailOptions): Promise<void> {
   const maxAttempts = checkMaxAttempts(options.maxAttempts, options.exec);
   const consumer = options.exec ? consumerName(options.exec, options.triggerId, options.consumer) : undefined;
-  const store = await openStore({ dataDir: config.dataDir, secretKey: config.secretKey });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
   const log = new EventLog(store.events);
   try {
     if (options.triggerId && !(await store.triggers.get(options.triggerId))) {

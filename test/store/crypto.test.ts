@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { decryptSecret, encryptSecret, keyFromString, loadKey } from '../../src/store/crypto.js';
 import { openStore } from '../../src/store/index.js';
+import { ADAPTERS, cleanUp } from './adapters.js';
 
 const tempDir = () => mkdtempSync(join(os.tmpdir(), 'switchboard-crypto-'));
 const key = randomBytes(32);
@@ -104,19 +105,21 @@ describe('loadKey', () => {
   });
 });
 
-describe('openStore key check', () => {
+describe.each(ADAPTERS)('openStore key check on $name', (adapter) => {
+  afterEach(cleanUp);
   const secret = { kind: 'token' as const, token: 'ghp_keycheck_token_123' };
 
   it('refuses another secretKey with a clear message that never shows the key, and changes nothing', async () => {
-    const dir = tempDir();
+    const location = await adapter.location();
+    const dir = location.dataDir;
     const rightKey = randomBytes(32).toString('hex');
     const wrongKey = 'wrong passphrase 42';
-    const store = await openStore({ dataDir: dir, secretKey: rightKey });
+    const store = await openStore({ ...location, secretKey: rightKey });
     await store.accounts.add({ provider: 'github', label: 'me', secret });
-    const checkBefore = store.db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get();
+    const checkBefore = await adapter.raw(location, "SELECT value FROM meta WHERE key = 'key_check'");
     await store.close();
 
-    const failure = await openStore({ dataDir: dir, secretKey: wrongKey }).then(
+    const failure = await openStore({ ...location, secretKey: wrongKey }).then(
       () => undefined,
       (error: Error) => error,
     );
@@ -127,54 +130,57 @@ describe('openStore key check', () => {
     expect(failure?.message).not.toContain(rightKey);
     expect(existsSync(join(dir, 'secret.key'))).toBe(false);
 
-    const again = await openStore({ dataDir: dir, secretKey: rightKey });
-    expect(again.db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get()).toEqual(checkBefore);
+    const again = await openStore({ ...location, secretKey: rightKey });
+    expect(await adapter.raw(location, "SELECT value FROM meta WHERE key = 'key_check'")).toEqual(checkBefore);
     expect((await again.accounts.resolve('github')).secret).toEqual(secret);
     await again.close();
   });
 
   it('refuses a secretKey that differs from the key file the secrets were written with, keeping the file', async () => {
-    const dir = tempDir();
-    const store = await openStore({ dataDir: dir });
+    const location = await adapter.location();
+    const dir = location.dataDir;
+    const store = await openStore(location);
     await store.accounts.add({ provider: 'github', secret });
     await store.close();
     const keyFileBefore = readFileSync(join(dir, 'secret.key'), 'utf8');
 
-    await expect(openStore({ dataDir: dir, secretKey: randomBytes(32).toString('base64') })).rejects.toThrow(/does not match/);
+    await expect(openStore({ ...location, secretKey: randomBytes(32).toString('base64') })).rejects.toThrow(/does not match/);
     expect(readFileSync(join(dir, 'secret.key'), 'utf8')).toBe(keyFileBefore);
-    const again = await openStore({ dataDir: dir });
+    const again = await openStore(location);
     expect((await again.accounts.resolve('github')).secret).toEqual(secret);
     await again.close();
   });
 
   it('refuses a replaced key file, and works again once the original is back', async () => {
-    const dir = tempDir();
-    const store = await openStore({ dataDir: dir });
+    const location = await adapter.location();
+    const dir = location.dataDir;
+    const store = await openStore(location);
     await store.close();
     const keyFile = join(dir, 'secret.key');
     const original = readFileSync(keyFile, 'utf8');
     writeFileSync(keyFile, randomBytes(32).toString('base64'));
-    await expect(openStore({ dataDir: dir })).rejects.toThrow(/key file .*secret\.key; restore the original file/);
+    await expect(openStore(location)).rejects.toThrow(/key file .*secret\.key; restore the original file/);
     writeFileSync(keyFile, original);
-    await expect(openStore({ dataDir: dir }).then((s) => s.close())).resolves.toBeUndefined();
+    await expect(openStore(location).then((s) => s.close())).resolves.toBeUndefined();
   });
 
   it('refuses to invent a new key file when the stored secrets need the lost one', async () => {
-    const dir = tempDir();
-    await (await openStore({ dataDir: dir })).close();
+    const location = await adapter.location();
+    const dir = location.dataDir;
+    await (await openStore(location)).close();
     const keyFile = join(dir, 'secret.key');
     rmSync(keyFile);
-    await expect(openStore({ dataDir: dir })).rejects.toThrow(/key file .*secret\.key is missing/);
+    await expect(openStore(location)).rejects.toThrow(/key file .*secret\.key is missing/);
     expect(existsSync(keyFile)).toBe(false);
   });
 
   it('accepts the same key given in another format', async () => {
-    const dir = tempDir();
+    const location = await adapter.location();
     const raw = randomBytes(32);
-    const first = await openStore({ dataDir: dir, secretKey: raw.toString('hex') });
+    const first = await openStore({ ...location, secretKey: raw.toString('hex') });
     await first.accounts.add({ provider: 'sales', secret: { kind: 'api_key', apiKey: 'sales_key_123456' } });
     await first.close();
-    const store = await openStore({ dataDir: dir, secretKey: raw.toString('base64url') });
+    const store = await openStore({ ...location, secretKey: raw.toString('base64url') });
     expect((await store.accounts.resolve('sales')).secret.apiKey).toBe('sales_key_123456');
     await store.close();
   });

@@ -2,9 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/redact.js';
 import { MIGRATIONS, openStore, runMigrations, type Migration } from '../../src/store/index.js';
+import { ADAPTERS, cleanUp, openAt } from './adapters.js';
 
 const tempDir = () => mkdtempSync(join(os.tmpdir(), 'switchboard-db-'));
 const newest = MIGRATIONS.at(-1)!.version;
@@ -67,13 +68,6 @@ describe('openStore', () => {
     expect(check.pragma('user_version', { simple: true })).toBe(newest + 5);
     check.close();
   });
-
-  it('close() can be called twice', async () => {
-    const store = await openStore({ dataDir: tempDir() });
-    await store.close();
-    await expect(store.close()).resolves.toBeUndefined();
-    expect(store.db.open).toBe(false);
-  });
 });
 
 describe('runMigrations', () => {
@@ -134,14 +128,25 @@ describe('secrets at rest', () => {
     expect(redactor.redact(sample)).not.toContain('PLAINTEXT');
     await store.close();
   });
+});
+
+describe.each(ADAPTERS)('the store on $name', (adapter) => {
+  afterEach(cleanUp);
 
   it('refuses a secret row swapped onto another account', async () => {
-    const store = await openStore({ dataDir: tempDir() });
+    const location = await adapter.location();
+    const store = await openAt(location);
     const a = await store.accounts.add({ provider: 'github', label: 'a', secret: { kind: 'token', token: 'ghp_aaaaaaaa' } });
     const b = await store.accounts.add({ provider: 'github', label: 'b', secret: { kind: 'token', token: 'ghp_bbbbbbbb' } });
-    store.db.prepare('UPDATE accounts SET secret_enc = (SELECT secret_enc FROM accounts WHERE id = ?) WHERE id = ?').run(a.id, b.id);
+    await adapter.raw(location, 'UPDATE accounts SET secret_enc = (SELECT secret_enc FROM accounts WHERE id = ?) WHERE id = ?', a.id, b.id);
     await expect(store.accounts.resolve('github', 'b')).rejects.toThrow(/belongs to another account/);
     expect((await store.accounts.resolve('github', 'a')).secret.token).toBe('ghp_aaaaaaaa');
+  });
+
+  it('close() can be called twice, and a closed store does no more work', async () => {
+    const store = await openAt(await adapter.location());
     await store.close();
+    await expect(store.close()).resolves.toBeUndefined();
+    await expect(store.accounts.list()).rejects.toThrow();
   });
 });

@@ -1,22 +1,21 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { openStore, type SqliteStore } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { rotateSecrets } from '../../src/store/rotate.js';
+import { ADAPTERS, cleanUp, type Adapter, type StoreLocation } from './adapters.js';
 
+let adapter: Adapter;
+let location: StoreLocation;
 let dataDir: string;
-beforeEach(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'switchboard-rotate-'));
-});
-afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+afterEach(cleanUp);
 
 const keyFile = () => join(dataDir, 'secret.key');
 
 /** A store with one secret of every kind; answers what each decrypts to. */
 async function seed(secretKey?: string) {
-  const store = await openStore({ dataDir, secretKey });
+  const store = await openStore({ ...location, secretKey });
   try {
     const token = await store.accounts.add({ provider: 'github', label: 'pat', secret: { kind: 'token', token: 'ghp_rotate_me_0001' } });
     const oauth = await store.accounts.add({
@@ -33,7 +32,7 @@ async function seed(secretKey?: string) {
   }
 }
 
-async function readAll(store: SqliteStore, ids: Awaited<ReturnType<typeof seed>>['ids']) {
+async function readAll(store: Store, ids: Awaited<ReturnType<typeof seed>>['ids']) {
   return {
     token: (await store.accounts.resolve('github', ids.token)).secret,
     oauth: (await store.accounts.resolve('outlook', ids.oauth)).secret,
@@ -44,25 +43,28 @@ async function readAll(store: SqliteStore, ids: Awaited<ReturnType<typeof seed>>
 
 /** The raw ciphertexts and the key check, to prove what changed and what did not. */
 async function snapshot(secretKey?: string): Promise<string> {
-  const store = await openStore({ dataDir, secretKey });
-  try {
-    return JSON.stringify([
-      store.db.prepare('SELECT id, secret_enc FROM accounts ORDER BY id').all(),
-      store.db.prepare('SELECT id, secret_enc FROM triggers ORDER BY id').all(),
-      store.db.prepare('SELECT id, secret_enc FROM hooks ORDER BY id').all(),
-      store.db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get(),
-    ]);
-  } finally {
-    await store.close();
-  }
+  // Opening proves the key, as a command would.
+  await (await openStore({ ...location, secretKey })).close();
+  return JSON.stringify([
+    await adapter.raw(location, 'SELECT id, secret_enc FROM accounts ORDER BY id'),
+    await adapter.raw(location, 'SELECT id, secret_enc FROM triggers ORDER BY id'),
+    await adapter.raw(location, 'SELECT id, secret_enc FROM hooks ORDER BY id'),
+    (await adapter.raw(location, "SELECT value FROM meta WHERE key = 'key_check'"))[0],
+  ]);
 }
 
-describe('secrets rotate', () => {
+describe.each(ADAPTERS)('secrets rotate on $name', (each) => {
+  beforeEach(async () => {
+    adapter = each;
+    location = await adapter.location();
+    dataDir = location.dataDir;
+  });
+
   it('re-encrypts every secret under a new key file in one go; the old key opens nothing any more', async () => {
     const { ids, hookSecret } = await seed();
     const oldKey = readFileSync(keyFile(), 'utf8').trim();
     const before = await snapshot();
-    const result = await rotateSecrets({ dataDir });
+    const result = await rotateSecrets(location);
     expect(result).toMatchObject({ accounts: 2, triggers: 1, hooks: 1, newKeyIn: 'keyFile', keyFile: keyFile() });
     const newKey = readFileSync(keyFile(), 'utf8').trim();
     expect(newKey).not.toBe(oldKey);
@@ -72,7 +74,7 @@ describe('secrets rotate', () => {
     for (const i of [0, 1, 2]) for (const [j, row] of (a[i] as Array<{ secret_enc: string | null }>).entries()) if (row.secret_enc) expect(b[i][j].secret_enc).not.toBe(row.secret_enc);
     expect(b[3].value).not.toBe(a[3].value);
 
-    const store = await openStore({ dataDir });
+    const store = await openStore(location);
     try {
       expect(await readAll(store, ids)).toEqual({
         token: { kind: 'token', token: 'ghp_rotate_me_0001' },
@@ -83,13 +85,13 @@ describe('secrets rotate', () => {
     } finally {
       await store.close();
     }
-    await expect(openStore({ dataDir, secretKey: oldKey })).rejects.toThrow(/does not match/);
+    await expect(openStore({ ...location, secretKey: oldKey })).rejects.toThrow(/does not match/);
   });
 
   it('refuses a wrong current key and changes nothing', async () => {
     await seed('the-right-key');
     const before = await snapshot('the-right-key');
-    const error = await rotateSecrets({ dataDir, secretKey: 'a-wrong-key', newSecretKey: 'a-new-key' }).catch((e: Error) => e);
+    const error = await rotateSecrets({ ...location, secretKey: 'a-wrong-key', newSecretKey: 'a-new-key' }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(InputError);
     expect((error as Error).message).toMatch(/does not match the one the stored secrets .* were encrypted with\. Nothing was changed\./);
     expect(await snapshot('the-right-key')).toBe(before);
@@ -100,7 +102,7 @@ describe('secrets rotate', () => {
     const before = await snapshot();
     const saved = readFileSync(keyFile());
     rmSync(keyFile());
-    await expect(rotateSecrets({ dataDir })).rejects.toThrow(/the key file .*secret\.key is missing/);
+    await expect(rotateSecrets(location)).rejects.toThrow(/the key file .*secret\.key is missing/);
     expect(existsSync(keyFile())).toBe(false);
     writeFileSync(keyFile(), saved, { mode: 0o600 });
     expect(await snapshot()).toBe(before);
@@ -109,14 +111,14 @@ describe('secrets rotate', () => {
   it('with the key in SWITCHBOARD_SECRET_KEY, wants SWITCHBOARD_NEW_SECRET_KEY, then rotates to it', async () => {
     const { ids } = await seed('old-env-key');
     const before = await snapshot('old-env-key');
-    await expect(rotateSecrets({ dataDir, secretKey: 'old-env-key' })).rejects.toThrow(/set SWITCHBOARD_NEW_SECRET_KEY/);
-    await expect(rotateSecrets({ dataDir, secretKey: 'old-env-key', newSecretKey: 'old-env-key' })).rejects.toThrow(/same as the current one/);
+    await expect(rotateSecrets({ ...location, secretKey: 'old-env-key' })).rejects.toThrow(/set SWITCHBOARD_NEW_SECRET_KEY/);
+    await expect(rotateSecrets({ ...location, secretKey: 'old-env-key', newSecretKey: 'old-env-key' })).rejects.toThrow(/same as the current one/);
     expect(await snapshot('old-env-key')).toBe(before);
-    const result = await rotateSecrets({ dataDir, secretKey: 'old-env-key', newSecretKey: 'new-env-key' });
+    const result = await rotateSecrets({ ...location, secretKey: 'old-env-key', newSecretKey: 'new-env-key' });
     expect(result).toMatchObject({ newKeyIn: 'newSecretKey' });
     expect(result.staleKeyFile).toBeUndefined();
-    await expect(openStore({ dataDir, secretKey: 'old-env-key' })).rejects.toThrow(/does not match/);
-    const store = await openStore({ dataDir, secretKey: 'new-env-key' });
+    await expect(openStore({ ...location, secretKey: 'old-env-key' })).rejects.toThrow(/does not match/);
+    const store = await openStore({ ...location, secretKey: 'new-env-key' });
     try {
       expect((await readAll(store, ids)).trigger).toEqual({ forward: 'fwd-secret-01', webhook: 'wh-secret-01' });
     } finally {
@@ -129,7 +131,7 @@ describe('secrets rotate', () => {
     const oldKey = readFileSync(keyFile(), 'utf8');
     await expect(
       rotateSecrets({
-        dataDir,
+        ...location,
         beforeKeySwap: () => {
           throw new Error('simulated crash');
         },
@@ -137,7 +139,7 @@ describe('secrets rotate', () => {
     ).rejects.toThrow('simulated crash');
     expect(readFileSync(keyFile(), 'utf8')).toBe(oldKey);
     expect(existsSync(keyFile() + '.next')).toBe(true);
-    const store = await openStore({ dataDir });
+    const store = await openStore(location);
     try {
       expect((await readAll(store, ids)).token.token).toBe('ghp_rotate_me_0001');
     } finally {
@@ -150,7 +152,7 @@ describe('secrets rotate', () => {
   it('a crash before the commit leaves the old key in charge and the leftover next key is dropped', async () => {
     const { ids } = await seed();
     writeFileSync(keyFile() + '.next', Buffer.alloc(32, 7).toString('base64') + '\n', { mode: 0o600 });
-    const store = await openStore({ dataDir });
+    const store = await openStore(location);
     try {
       expect((await readAll(store, ids)).hook).toBeTruthy();
     } finally {
@@ -161,16 +163,16 @@ describe('secrets rotate', () => {
 
   it('a process still holding the old key cannot write secrets after the rotation, and says to restart', async () => {
     const { ids } = await seed();
-    const old = await openStore({ dataDir });
+    const old = await openStore(location);
     try {
-      await rotateSecrets({ dataDir, force: true });
+      await rotateSecrets({ ...location, force: true });
       await expect(old.accounts.updateSecret(ids.token, { kind: 'token', token: 'ghp_written_with_old_key' })).rejects.toThrow(/restart this Switchboard process/);
       await expect(old.accounts.resolve('github', ids.token)).rejects.toThrow(/restart this Switchboard process/);
       await expect(old.triggers.setSecrets(ids.trigger, { forward: 'x' })).rejects.toThrow(/restart/);
     } finally {
       await old.close();
     }
-    const store = await openStore({ dataDir });
+    const store = await openStore(location);
     try {
       expect((await readAll(store, ids)).token.token).toBe('ghp_rotate_me_0001');
     } finally {
@@ -180,17 +182,17 @@ describe('secrets rotate', () => {
 
   it('refuses while a server holds the runner lease, unless forced', async () => {
     await seed();
-    const store = await openStore({ dataDir });
+    const store = await openStore(location);
     await store.events.acquireLease('runner', 'someone', 60_000);
     await store.close();
     const before = await snapshot();
-    await expect(rotateSecrets({ dataDir })).rejects.toThrow(/A Switchboard server is running on this data dir/);
+    await expect(rotateSecrets(location)).rejects.toThrow(/A Switchboard server is running on this store/);
     expect(await snapshot()).toBe(before);
-    expect((await rotateSecrets({ dataDir, force: true })).accounts).toBe(2);
+    expect((await rotateSecrets({ ...location, force: true })).accounts).toBe(2);
   });
 
   it('says so when there is no store', async () => {
-    await expect(rotateSecrets({ dataDir: join(dataDir, 'nothing-here') })).rejects.toThrow(/no Switchboard store/);
+    await expect(rotateSecrets({ ...location, dataDir: join(dataDir, 'nothing-here') })).rejects.toThrow(/no Switchboard store/);
     expect(existsSync(join(dataDir, 'nothing-here'))).toBe(false);
   });
 });

@@ -9,14 +9,17 @@ import { buildTools } from '../../src/registry.js';
 import { DB_FILE_NAME, MIGRATIONS, openStore, runMigrations, type SqliteStore } from '../../src/store/index.js';
 import { rotateSecrets } from '../../src/store/rotate.js';
 import { startHarness, type Harness } from '../harness.js';
+import { freshDatabase, type TestDatabase } from '../pg.js';
+import { ADAPTERS, cleanUp, openAt, type StoreLocation } from './adapters.js';
 
 /** What the sandbox knows about Jordan Lee, none of which may reach the disk in the clear. */
 const PERSONAL = ['jordan.lee', 'jordan lee', '555 0142', 'procurement lead'];
 const apiKey = { kind: 'api_key' as const, apiKey: SANDBOX_API_KEYS.sales };
 
+afterEach(cleanUp);
+
 /** The database file and its WAL, lower-cased, after a checkpoint. */
-function fileText(store: SqliteStore, dataDir: string): string {
-  store.db.pragma('wal_checkpoint(TRUNCATE)');
+function fileText(dataDir: string): string {
   const file = join(dataDir, DB_FILE_NAME);
   const wal = (() => {
     try {
@@ -28,26 +31,34 @@ function fileText(store: SqliteStore, dataDir: string): string {
   return Buffer.concat([readFileSync(file), wal]).toString('latin1').toLowerCase();
 }
 
-const rowCount = (store: SqliteStore, accountId?: string) =>
+const sqliteRowCount = (store: SqliteStore, accountId?: string) =>
   (
     (accountId
       ? store.db.prepare('SELECT count(*) AS n FROM sales_cache WHERE account_id = ?').get(accountId)
       : store.db.prepare('SELECT count(*) AS n FROM sales_cache').get()) as { n: number }
   ).n;
 
-describe('sales lookups cached in the store', () => {
+describe.each(ADAPTERS)('sales lookups cached in the $name store', (adapter) => {
   let h: Harness;
-  const store = () => h.store as SqliteStore;
+  let database: TestDatabase | undefined;
+  const location = (): StoreLocation => ({ dataDir: h.dataDir, databaseUrl: database?.url });
+  const rows = (sql: string, ...params: unknown[]) => adapter.raw(location(), sql, ...params);
+  const rowCount = async (accountId?: string) =>
+    Number((await (accountId ? rows('SELECT count(*) AS n FROM sales_cache WHERE account_id = ?', accountId) : rows('SELECT count(*) AS n FROM sales_cache')))[0]!.n);
   const paid = () => h.sandbox.servers.sales.requests.length;
 
   beforeAll(async () => {
+    database = adapter.name === 'postgres' ? await freshDatabase() : undefined;
     const wired = new Set(buildTools({ readOnly: false }).map((t) => t.name));
-    h = await startHarness({ extraTools: salesTools.filter((t) => !wired.has(t.name)) });
+    h = await startHarness({ extraTools: salesTools.filter((t) => !wired.has(t.name)), databaseUrl: database?.url });
   });
-  afterAll(() => h.close());
-  beforeEach(() => {
+  afterAll(async () => {
+    await h.close();
+    await database?.drop();
+  });
+  beforeEach(async () => {
     h.sandbox.servers.sales.reset();
-    store().db.exec('DELETE FROM sales_cache');
+    await rows('DELETE FROM sales_cache');
   });
 
   it('keeps no looked-up email, name or phone in plain text, and still answers a repeat without a second paid call', async () => {
@@ -56,15 +67,19 @@ describe('sales lookups cached in the store', () => {
     await h.ok('sales_enrich_contacts', { contacts: [{ firstName: 'Jordan', lastName: 'Lee', company: 'fabrikam.example' }] });
     expect(paid()).toBe(2);
 
-    const rows = store().db.prepare('SELECT * FROM sales_cache').all() as Array<Record<string, string>>;
-    expect(rows).toHaveLength(2);
-    for (const row of rows) {
+    const cached = await rows('SELECT * FROM sales_cache');
+    expect(cached).toHaveLength(2);
+    for (const row of cached) {
       expect(Object.keys(row).sort()).toEqual(['account_id', 'created_at', 'key_hash', 'kind', 'result_enc']);
       expect(row.result_enc).toMatch(/^v1\./);
       for (const text of PERSONAL) expect(JSON.stringify(row).toLowerCase()).not.toContain(text);
     }
-    const onDisk = fileText(store(), h.dataDir);
-    for (const text of PERSONAL) expect(onDisk, text).not.toContain(text);
+    if (adapter.name === 'sqlite') {
+      // The file too: nothing of the lookups lingers in free pages or the write-ahead log.
+      (h.store as SqliteStore).db.pragma('wal_checkpoint(TRUNCATE)');
+      const onDisk = fileText(h.dataDir);
+      for (const text of PERSONAL) expect(onDisk, text).not.toContain(text);
+    }
 
     const again = await h.ok('sales_find_contact', { email: 'Jordan.Lee@FABRIKAM.example' });
     expect(again).toEqual({ status: 'matched', contact: first.contact, cached: true, credits_used: 0 });
@@ -77,7 +92,7 @@ describe('sales lookups cached in the store', () => {
     h.deps.salesCacheDays = 0;
     try {
       await h.ok('sales_find_contact', { email: 'jordan.lee@fabrikam.example' });
-      expect(rowCount(store())).toBe(0);
+      expect(await rowCount()).toBe(0);
     } finally {
       delete h.deps.salesCacheDays;
     }
@@ -88,7 +103,7 @@ describe('sales lookups cached in the store', () => {
     try {
       await h.ok('sales_find_contact', { email: 'jordan.lee@fabrikam.example' });
       await h.ok('sales_find_contact', { email: 'jordan.lee@fabrikam.example', account: 'second' });
-      const hashes = store().db.prepare('SELECT key_hash FROM sales_cache').all() as Array<{ key_hash: string }>;
+      const hashes = await rows('SELECT key_hash FROM sales_cache');
       expect(hashes).toHaveLength(2);
       expect(hashes[0]!.key_hash).not.toBe(hashes[1]!.key_hash);
     } finally {
@@ -100,10 +115,10 @@ describe('sales lookups cached in the store', () => {
     const temp = await h.store.accounts.add({ provider: 'sales', label: 'temp', secret: apiKey });
     await h.ok('sales_find_company', { domain: 'acme.example', account: 'temp' });
     await h.ok('sales_find_company', { domain: 'acme.example' });
-    expect(rowCount(store(), temp.id)).toBe(1);
+    expect(await rowCount(temp.id)).toBe(1);
     await h.store.accounts.remove('temp');
-    expect(rowCount(store(), temp.id)).toBe(0);
-    expect(rowCount(store())).toBe(1);
+    expect(await rowCount(temp.id)).toBe(0);
+    expect(await rowCount()).toBe(1);
   });
 });
 
@@ -127,11 +142,12 @@ describe('the cache at rest, across versions and keys', () => {
 
     const store = await openStore({ dataDir, secretKey: 'migration-test' });
     try {
-      expect(rowCount(store)).toBe(0);
+      expect(sqliteRowCount(store)).toBe(0);
       const columns = (store.db.prepare('PRAGMA table_info(sales_cache)').all() as Array<{ name: string }>).map((c) => c.name);
       expect(columns).toEqual(['account_id', 'kind', 'key_hash', 'result_enc', 'created_at']);
       expect(store.db.pragma('secure_delete', { simple: true })).toBe(0);
-      const onDisk = fileText(store, dataDir);
+      store.db.pragma('wal_checkpoint(TRUNCATE)');
+      const onDisk = fileText(dataDir);
       for (const text of PERSONAL) expect(onDisk, text).not.toContain(text);
     } finally {
       await store.close();
@@ -149,7 +165,7 @@ describe('the cache at rest, across versions and keys', () => {
 
     store = await openStore({ dataDir });
     try {
-      expect(rowCount(store)).toBe(0);
+      expect(sqliteRowCount(store)).toBe(0);
       expect((await store.accounts.resolve('sales', 'main')).secret).toEqual(apiKey);
       await store.salesCache.put(account.id, 'company', [['domain:acme.example', '{"name":"Acme"}']], new Date().toISOString());
       const found = await store.salesCache.get(account.id, 'company', ['domain:acme.example'], '1970-01-01T00:00:00.000Z');
@@ -165,27 +181,27 @@ describe('the cache at rest, across versions and keys', () => {
       const account = await stale.accounts.add({ provider: 'sales', label: 'main', secret: apiKey });
       await rotateSecrets({ dataDir });
       await stale.salesCache.put(account.id, 'person', [['email:jordan.lee@fabrikam.example', '{"name":"Jordan Lee"}']], new Date().toISOString());
-      expect(rowCount(stale)).toBe(0);
+      expect(sqliteRowCount(stale)).toBe(0);
     } finally {
       await stale.close();
     }
   });
+});
 
-  it('an entry altered on disk is a miss, not an error', async () => {
-    const store = await openStore({ dataDir, secretKey: 'tamper-test' });
-    try {
-      const account = await store.accounts.add({ provider: 'sales', label: 'main', secret: apiKey });
-      const at = new Date().toISOString();
-      await store.salesCache.put(account.id, 'company', [['domain:acme.example', '{"name":"Acme"}'], ['domain:globex.example', '{"name":"Globex"}']], at);
-      const rows = store.db.prepare('SELECT key_hash, result_enc FROM sales_cache').all() as Array<{ key_hash: string; result_enc: string }>;
-      // Swap the two ciphertexts: each is bound to its own row.
-      const update = store.db.prepare('UPDATE sales_cache SET result_enc = ? WHERE key_hash = ?');
-      update.run(rows[1]!.result_enc, rows[0]!.key_hash);
-      update.run(rows[0]!.result_enc, rows[1]!.key_hash);
-      const found = await store.salesCache.get(account.id, 'company', ['domain:acme.example', 'domain:globex.example'], '1970-01-01T00:00:00.000Z');
-      expect(found.size).toBe(0);
-    } finally {
-      await store.close();
-    }
+describe.each(ADAPTERS)('the cache in the $name store', (adapter) => {
+  it('an entry altered in the database is a miss, not an error', async () => {
+    const location = await adapter.location();
+    const store = await openAt(location, { secretKey: 'tamper-test' });
+    const account = await store.accounts.add({ provider: 'sales', label: 'main', secret: apiKey });
+    const at = new Date().toISOString();
+    await store.salesCache.put(account.id, 'company', [['domain:acme.example', '{"name":"Acme"}'], ['domain:globex.example', '{"name":"Globex"}']], at);
+    const before = await store.salesCache.get(account.id, 'company', ['domain:acme.example', 'domain:globex.example'], '1970-01-01T00:00:00.000Z');
+    expect(before.get('domain:globex.example')).toBe('{"name":"Globex"}');
+    const rows = await adapter.raw(location, 'SELECT key_hash, result_enc FROM sales_cache ORDER BY key_hash');
+    // Swap the two ciphertexts: each is bound to its own row.
+    await adapter.raw(location, 'UPDATE sales_cache SET result_enc = ? WHERE key_hash = ?', rows[1]!.result_enc, rows[0]!.key_hash);
+    await adapter.raw(location, 'UPDATE sales_cache SET result_enc = ? WHERE key_hash = ?', rows[0]!.result_enc, rows[1]!.key_hash);
+    const found = await store.salesCache.get(account.id, 'company', ['domain:acme.example', 'domain:globex.example'], '1970-01-01T00:00:00.000Z');
+    expect(found.size).toBe(0);
   });
 });

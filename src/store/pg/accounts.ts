@@ -1,0 +1,238 @@
+import { AccountError, reconnectMessage } from '../../errors.js';
+import type { Redactor } from '../../redact.js';
+import {
+  checkLabel,
+  checkNewAccount,
+  checkStatus,
+  defaultLabelBase,
+  freeLabel,
+  labelCollision,
+  labelOfSeveralProviders,
+  missingAccount,
+  newAccountId,
+  noSuchAccount,
+  TOUCH_INTERVAL_MS,
+  unknownId,
+} from '../account-rules.js';
+import { decryptSecret, encryptSecret } from '../crypto.js';
+import type { Account, AccountSecret, AccountStatus, AccountStore, NewAccount, Provider } from '../types.js';
+import type { Queryable, Sql, Tx } from './connection.js';
+
+interface AccountRow {
+  id: string;
+  provider: string;
+  label: string;
+  identity: string | null;
+  is_default: boolean;
+  status: string;
+  groups_json: string[];
+  scopes_json: string[];
+  meta_json: Record<string, string>;
+  base_url: string | null;
+  secret_enc: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export class PgAccountStore implements AccountStore {
+  private readonly touched = new Map<string, number>();
+  constructor(
+    private readonly sql: Sql,
+    private readonly key: Buffer,
+    private readonly redactor: Redactor | undefined,
+    /** Throws when the store's key changed since this process opened it (secrets rotate); run in every transaction that writes a secret. */
+    private readonly guard: (tx: Tx) => Promise<void>,
+  ) {}
+
+  async list(filter: { provider?: Provider; group?: string } = {}): Promise<Account[]> {
+    const rows = await this.sql<AccountRow[]>`
+      SELECT * FROM accounts
+      WHERE (${filter.provider ?? null}::text IS NULL OR provider = ${filter.provider ?? null})
+        AND (${filter.group ?? null}::text IS NULL OR groups_json::jsonb ? ${filter.group ?? null})
+      ORDER BY provider, created_at, seq`;
+    return rows.map(toAccount);
+  }
+
+  async find(ref: string, provider?: Provider): Promise<Account | undefined> {
+    const row = await findRow(this.sql, ref, provider);
+    return row && toAccount(row);
+  }
+
+  async resolve(provider: Provider, ref?: string): Promise<{ account: Account; secret: AccountSecret }> {
+    const row = ref === undefined ? await defaultRow(this.sql, provider) : await findRow(this.sql, ref, provider);
+    if (!row) throw missingAccount(provider, ref, (await ofProvider(this.sql, provider)).map(toAccount));
+    const account = toAccount(row);
+    if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account), { provider: account.provider, label: account.label });
+    let plaintext: string;
+    try {
+      plaintext = decryptSecret(this.key, row.secret_enc, row.id);
+    } catch (error) {
+      await this.sql.begin((tx) => this.guard(tx));
+      throw error;
+    }
+    const secret = JSON.parse(plaintext) as AccountSecret;
+    for (const value of [secret.token, secret.apiKey, secret.refreshToken]) this.redactor?.add(value);
+    return { account, secret };
+  }
+
+  async add(input: NewAccount): Promise<Account> {
+    const { label: explicitLabel, baseUrl } = checkNewAccount(input);
+    const id = newAccountId();
+    const row = await this.write(async (tx) => {
+      await this.guard(tx);
+      const taken = new Set((await ofProvider(tx, input.provider)).map((r) => r.label.toLowerCase()));
+      const isTaken = (label: string) => taken.has(label.toLowerCase());
+      if (explicitLabel !== undefined && isTaken(explicitLabel)) throw labelCollision(input.provider, explicitLabel, freeLabel(explicitLabel, isTaken));
+      const label = explicitLabel ?? freeLabel(defaultLabelBase(input), isTaken);
+      const isDefault = (await defaultRow(tx, input.provider, false)) === undefined;
+      const [inserted] = await tx<AccountRow[]>`
+        INSERT INTO accounts (id, provider, label, identity, is_default, groups_json, scopes_json, meta_json, base_url, secret_enc, created_at)
+        VALUES (${id}, ${input.provider}, ${label}, ${input.identity ?? null}, ${isDefault}, ${JSON.stringify(input.groups ?? [])}::text::json,
+          ${JSON.stringify(input.scopes ?? [])}::text::json, ${JSON.stringify(input.meta ?? {})}::text::json, ${baseUrl},
+          ${encryptSecret(this.key, JSON.stringify(input.secret), id)}, ${new Date().toISOString()})
+        RETURNING *`;
+      return inserted;
+    });
+    return toAccount(row);
+  }
+
+  async remove(ref: string, provider?: Provider): Promise<Account> {
+    const row = await this.write(async (tx) => {
+      const found = await requireRow(tx, ref, provider);
+      await tx`DELETE FROM accounts WHERE id = ${found.id}`;
+      if (found.is_default) {
+        await tx`UPDATE accounts SET is_default = true
+          WHERE id = (SELECT id FROM accounts WHERE provider = ${found.provider} ORDER BY created_at, seq LIMIT 1)`;
+      }
+      return found;
+    });
+    return toAccount(row);
+  }
+
+  async rename(ref: string, label: string): Promise<Account> {
+    const newLabel = checkLabel(label);
+    const row = await this.write(async (tx) => {
+      const found = await requireRow(tx, ref);
+      const holder = await labelHolder(tx, found.provider, newLabel);
+      if (holder && holder.id !== found.id) {
+        const taken = new Set((await ofProvider(tx, found.provider)).map((r) => r.label.toLowerCase()));
+        throw labelCollision(found.provider, newLabel, freeLabel(newLabel, (l) => taken.has(l.toLowerCase())));
+      }
+      const [renamed] = await tx<AccountRow[]>`UPDATE accounts SET label = ${newLabel} WHERE id = ${found.id} RETURNING *`;
+      return renamed;
+    });
+    return toAccount(row);
+  }
+
+  async setDefault(ref: string): Promise<Account> {
+    const row = await this.write(async (tx) => {
+      const found = await requireRow(tx, ref);
+      await tx`UPDATE accounts SET is_default = false WHERE provider = ${found.provider} AND is_default`;
+      const [updated] = await tx<AccountRow[]>`UPDATE accounts SET is_default = true WHERE id = ${found.id} RETURNING *`;
+      return updated;
+    });
+    return toAccount(row);
+  }
+
+  async reconnect(id: string, input: Omit<NewAccount, 'provider' | 'label'>): Promise<Account> {
+    const row = await this.write(async (tx) => {
+      await this.guard(tx);
+      const found = await rowById(tx, id);
+      if (!found) throw unknownId(id);
+      const [updated] = await tx<AccountRow[]>`
+        UPDATE accounts SET identity = ${input.identity ?? found.identity}, groups_json = ${JSON.stringify(input.groups ?? found.groups_json)}::text::json,
+          scopes_json = ${JSON.stringify(input.scopes ?? found.scopes_json)}::text::json, meta_json = ${JSON.stringify({ ...found.meta_json, ...input.meta })}::text::json,
+          secret_enc = ${encryptSecret(this.key, JSON.stringify(input.secret), id)}, status = 'active'
+        WHERE id = ${id} RETURNING *`;
+      return updated;
+    });
+    return toAccount(row);
+  }
+
+  async updateSecret(id: string, secret: AccountSecret): Promise<void> {
+    const changed = await this.sql.begin(async (tx) => {
+      await this.guard(tx);
+      return (await tx`UPDATE accounts SET secret_enc = ${encryptSecret(this.key, JSON.stringify(secret), id)} WHERE id = ${id}`).count;
+    });
+    if (changed === 0) throw unknownId(id);
+  }
+
+  async setStatus(id: string, status: AccountStatus): Promise<void> {
+    checkStatus(status);
+    const result = await this.sql`UPDATE accounts SET status = ${status} WHERE id = ${id}`;
+    if (result.count === 0) throw unknownId(id);
+  }
+
+  // Silent when the account is gone: a concurrent remove must not fail a tool call that already succeeded.
+  async touch(id: string): Promise<void> {
+    const now = Date.now();
+    if (now - (this.touched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.touched.set(id, now);
+    await this.sql`UPDATE accounts SET last_used_at = ${new Date(now).toISOString()} WHERE id = ${id}`;
+  }
+
+  /**
+   * Label and default changes read, decide and write: one at a time across every instance, as SQLite's write
+   * lock makes them there. Reads and the other tables go on meanwhile.
+   */
+  private write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.sql.begin(async (tx) => {
+      await tx`LOCK TABLE accounts IN SHARE ROW EXCLUSIVE MODE`;
+      return work(tx);
+    }) as Promise<T>;
+  }
+}
+
+async function rowById(db: Queryable, id: string): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow[]>`SELECT * FROM accounts WHERE id = ${id}`;
+  return row;
+}
+
+async function findRow(db: Queryable, ref: string, provider?: Provider): Promise<AccountRow | undefined> {
+  const byId = await rowById(db, ref);
+  if (byId && (provider === undefined || byId.provider === provider)) return byId;
+  const trimmed = ref.trim();
+  if (provider !== undefined) return labelHolder(db, provider, trimmed);
+  const matches = await db<AccountRow[]>`SELECT * FROM accounts WHERE lower(label) = lower(${trimmed}) ORDER BY provider, created_at, seq`;
+  if (matches.length > 1) throw labelOfSeveralProviders(trimmed, matches.map(toAccount));
+  return matches[0];
+}
+
+async function requireRow(db: Queryable, ref: string, provider?: Provider): Promise<AccountRow> {
+  const row = await findRow(db, ref, provider);
+  if (row) return row;
+  throw noSuchAccount(ref, (await db<AccountRow[]>`SELECT * FROM accounts ORDER BY provider, created_at, seq`).map(toAccount));
+}
+
+async function defaultRow(db: Queryable, provider: string, orOnly = true): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} AND is_default`;
+  if (row || !orOnly) return row;
+  const rows = await db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} LIMIT 2`;
+  return rows.length === 1 ? rows[0] : undefined;
+}
+
+async function labelHolder(db: Queryable, provider: string, label: string): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} AND lower(label) = lower(${label})`;
+  return row;
+}
+
+function ofProvider(db: Queryable, provider: string): Promise<AccountRow[]> {
+  return db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} ORDER BY created_at, seq`;
+}
+
+function toAccount(row: AccountRow): Account {
+  return {
+    id: row.id,
+    provider: row.provider as Provider,
+    label: row.label,
+    identity: row.identity,
+    isDefault: row.is_default,
+    status: row.status as AccountStatus,
+    groups: row.groups_json,
+    scopes: row.scopes_json,
+    meta: row.meta_json,
+    baseUrl: row.base_url,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
+}

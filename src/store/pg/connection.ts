@@ -1,0 +1,77 @@
+import postgres from 'postgres';
+import { InputError } from '../../errors.js';
+
+/** bigint columns (ids, epoch milliseconds) come back as numbers: they stay far below 2^53. */
+const types = {
+  bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (text: string) => Number(text) },
+};
+
+export type Sql = postgres.Sql<{ bigint: number }>;
+export type Tx = postgres.TransactionSql<{ bigint: number }>;
+/** A connection or a transaction: whatever a query can run on. */
+export type Queryable = Sql | Tx;
+
+/*
+ * JSON goes into json columns as `${JSON.stringify(value)}::text::json`: sent as text, it is kept as written (key
+ * order included). A string parameter described as json would be encoded a second time, and a JS object is
+ * sent as jsonb, which reorders keys.
+ */
+
+/** Advisory lock keys, as (space, key) pairs: the space keeps them apart from other applications' locks. */
+export const LOCK_SPACE = 0x73776264;
+export const LOCKS = { migrations: 1, eventLog: 2 } as const;
+
+/** A pool of connections to the database at `url`; nothing is sent until the first query. */
+export function connect(url: string): Sql {
+  return postgres(url, {
+    max: 10,
+    connect_timeout: 10,
+    idle_timeout: 60,
+    onnotice: () => undefined,
+    types,
+    connection: { application_name: 'switchboard' },
+  });
+}
+
+/** The URL as a person may see it: without its password. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    parsed.search = '';
+    return parsed.toString();
+  } catch {
+    return 'the configured PostgreSQL URL';
+  }
+}
+
+/** The password in the URL, to keep out of every log and message. */
+export function passwordOf(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'nothing answers at that host and port: start the server, or correct the host and port',
+  ENOTFOUND: 'the host name does not resolve: correct the host',
+  ETIMEDOUT: 'the server did not answer in time: check the host, port and firewall',
+  CONNECT_TIMEOUT: 'the server did not answer in time: check the host, port and firewall',
+  '28P01': 'the server refused the user name or password: correct them',
+  '28000': 'the server does not let this user connect from here (pg_hba.conf): allow it, or use another user',
+  '3D000': 'the database does not exist: create it (createdb), or name an existing one',
+  '42501': 'this user lacks a privilege the store needs (creating its tables): grant it, or use the database owner',
+};
+
+/** A failure to reach or set up the database, as a message that names the setting and the fix (never the password). */
+export function connectionError(error: unknown, url: string): Error {
+  const code = (error as { code?: unknown })?.code;
+  const reason = typeof code === 'string' ? REASONS[code] : undefined;
+  if (!reason) return error as Error;
+  return new InputError(
+    `Cannot use the PostgreSQL database ${displayUrl(url)}: ${reason} (${code}). ` + 'It is set by SWITCHBOARD_DATABASE_URL or --database-url.',
+    'database-url',
+  );
+}

@@ -1,0 +1,161 @@
+import { decryptSecret } from '../crypto.js';
+import type { ConsumerFailure, Delivery, EventStore, TriggerEvent } from '../types.js';
+import type { Queryable, Sql } from './connection.js';
+import { toEvent, type EventRow } from './triggers.js';
+
+type FailureRow = EventRow & { consumer: string; attempts: number; last_error: string; failed_at: string; retry_requested_at: string | null };
+type DueRow = EventRow & { delivery_id: number; url: string; attempts: number; give_up_at: number; secret_enc: string | null };
+
+export class PgEventStore implements EventStore {
+  constructor(
+    private readonly sql: Sql,
+    private readonly key: Buffer,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  // Ids are given out in commit order (see lockEventLog), so a reader that saw id n has seen every event below n.
+  async after(cursor: number, options: { triggerIds?: string[]; limit: number; payloads?: boolean }): Promise<TriggerEvent[]> {
+    const ids = options.triggerIds?.length ? options.triggerIds : null;
+    // Without payloads (the log's tail: notices need the summary only) a row is a few dozen bytes, not kilobytes.
+    const payload = options.payloads === false ? this.sql`NULL::json AS payload_json` : this.sql`payload_json`;
+    const rows = await this.sql<EventRow[]>`
+      SELECT id, trigger_id, kind, dedupe_key, occurred_at, received_at, summary, ${payload} FROM events
+      WHERE id > ${cursor} ${ids ? this.sql`AND trigger_id = ANY(${ids}::text[])` : this.sql``}
+      ORDER BY id LIMIT ${options.limit}`;
+    return rows.map(toEvent);
+  }
+
+  async latest(triggerId: string, limit: number): Promise<TriggerEvent[]> {
+    const rows = await this.sql<EventRow[]>`SELECT * FROM events WHERE trigger_id = ${triggerId} ORDER BY id DESC LIMIT ${limit}`;
+    return rows.map(toEvent);
+  }
+
+  async lastId(receivedBefore?: string): Promise<number> {
+    const [row] =
+      receivedBefore === undefined
+        ? await this.sql<{ id: number }[]>`SELECT COALESCE(max(id), 0) AS id FROM events`
+        : // Newest first: only the events received since then are read.
+          await this.sql<{ id: number }[]>`SELECT id FROM events WHERE received_at < ${receivedBefore} ORDER BY id DESC LIMIT 1`;
+    return row?.id ?? 0;
+  }
+
+  async cursor(consumer: string): Promise<number | undefined> {
+    const [row] = await this.sql<{ cursor: number }[]>`SELECT cursor FROM consumers WHERE name = ${consumer}`;
+    return row?.cursor;
+  }
+
+  async setCursor(consumer: string, cursor: number): Promise<void> {
+    await this.writeCursor(this.sql, consumer, cursor);
+  }
+
+  private async writeCursor(db: Queryable, consumer: string, cursor: number): Promise<void> {
+    await db`
+      INSERT INTO consumers (name, cursor, updated_at) VALUES (${consumer}, ${cursor}, ${this.now()})
+      ON CONFLICT (name) DO UPDATE SET cursor = GREATEST(consumers.cursor, excluded.cursor), updated_at = excluded.updated_at`;
+  }
+
+  async recordFailure(consumer: string, eventId: number, failure: { attempts: number; error: string }): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      await tx`
+        INSERT INTO consumer_failures (consumer, event_id, attempts, last_error, failed_at)
+        VALUES (${consumer}, ${eventId}, ${failure.attempts}, ${failure.error}, ${this.now()})
+        ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = consumer_failures.attempts + excluded.attempts,
+          last_error = excluded.last_error, failed_at = excluded.failed_at, retry_requested_at = NULL`;
+      await this.writeCursor(tx, consumer, eventId);
+    });
+  }
+
+  async failures(filter: { consumer?: string } = {}): Promise<ConsumerFailure[]> {
+    const consumer = filter.consumer ?? null;
+    const rows = await this.sql<FailureRow[]>`
+      SELECT f.consumer, f.attempts, f.last_error, f.failed_at, f.retry_requested_at, e.*
+      FROM consumer_failures f JOIN events e ON e.id = f.event_id
+      WHERE ${consumer}::text IS NULL OR f.consumer = ${consumer} ORDER BY f.event_id, f.consumer`;
+    return rows.map((r) => ({
+      consumer: r.consumer,
+      event: toEvent(r),
+      attempts: r.attempts,
+      lastError: r.last_error,
+      failedAt: r.failed_at,
+      retryRequestedAt: r.retry_requested_at,
+    }));
+  }
+
+  async requestRetry(filter: { consumer?: string; eventId?: number }): Promise<number> {
+    const consumer = filter.consumer ?? null;
+    const eventId = filter.eventId ?? null;
+    const result = await this.sql`
+      UPDATE consumer_failures SET retry_requested_at = ${this.now()}
+      WHERE (${consumer}::text IS NULL OR consumer = ${consumer}) AND (${eventId}::bigint IS NULL OR event_id = ${eventId})`;
+    return result.count;
+  }
+
+  async nextRetry(consumer: string): Promise<TriggerEvent | undefined> {
+    const [row] = await this.sql<EventRow[]>`
+      SELECT e.* FROM consumer_failures f JOIN events e ON e.id = f.event_id
+      WHERE f.consumer = ${consumer} AND f.retry_requested_at IS NOT NULL ORDER BY f.event_id LIMIT 1`;
+    return row && toEvent(row);
+  }
+
+  async clearFailure(consumer: string, eventId: number): Promise<void> {
+    await this.sql`DELETE FROM consumer_failures WHERE consumer = ${consumer} AND event_id = ${eventId}`;
+  }
+
+  /** Without `now`, on the database's clock, so instances on machines whose clocks differ still agree on expiry. */
+  async acquireLease(name: string, holder: string, ttlMs: number, now?: number): Promise<boolean> {
+    const rows = await this.sql`
+      WITH now AS (SELECT COALESCE(${now ?? null}::bigint, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint) AS ms)
+      INSERT INTO leases (name, holder, expires_at) SELECT ${name}, ${holder}, ms + ${ttlMs} FROM now
+      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+      WHERE leases.holder = excluded.holder OR leases.expires_at < (SELECT ms FROM now)
+      RETURNING holder`;
+    return rows.length === 1;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.sql`DELETE FROM leases WHERE name = ${name} AND holder = ${holder}`;
+  }
+
+  async dueDeliveries(now: number, limit: number): Promise<Delivery[]> {
+    const rows = await this.sql<DueRow[]>`
+      SELECT d.id AS delivery_id, d.url, d.attempts, d.give_up_at, t.secret_enc, e.*
+      FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN triggers t ON t.id = d.trigger_id
+      WHERE d.state = 'pending' AND d.next_attempt_at <= ${now} ORDER BY d.next_attempt_at, d.id LIMIT ${limit}`;
+    return rows.map((r) => ({
+      id: r.delivery_id,
+      event: toEvent(r),
+      url: r.url,
+      attempts: r.attempts,
+      giveUpAt: r.give_up_at,
+      secret: r.secret_enc ? (JSON.parse(decryptSecret(this.key, r.secret_enc, r.trigger_id)).forward as string | undefined) : undefined,
+    }));
+  }
+
+  async recordAttempt(
+    deliveryId: number,
+    a: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
+  ): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      const [row] = await tx<{ attempts: number }[]>`UPDATE deliveries SET attempts = attempts + 1 WHERE id = ${deliveryId} RETURNING attempts`;
+      if (!row) return;
+      await tx`
+        INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms)
+        VALUES (${deliveryId}, ${row.attempts}, ${this.now()}, ${a.status ?? null}, ${a.error ?? null}, ${Math.round(a.durationMs)})`;
+      const state = a.delivered ? 'delivered' : a.nextAttemptAt === null ? 'failed' : 'pending';
+      await tx`
+        UPDATE deliveries SET state = ${state}, next_attempt_at = COALESCE(${a.nextAttemptAt}::bigint, next_attempt_at),
+          last_status = ${a.status ?? null}, last_error = ${a.error ?? null}
+        WHERE id = ${deliveryId}`;
+    });
+  }
+
+  async attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>> {
+    return this.sql<Array<{ attempt: number; status: number | null; error: string | null; at: string }>>`
+      SELECT a.attempt, a.status, a.error, a.at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+      WHERE d.event_id = ${eventId} ORDER BY a.id`;
+  }
+
+  private now(): string {
+    return new Date(this.clock()).toISOString();
+  }
+}

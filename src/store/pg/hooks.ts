@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { decryptSecret, encryptSecret } from '../crypto.js';
+import type { Hook, HookStore, Trigger } from '../types.js';
+import type { Sql, Tx } from './connection.js';
+import { toTrigger, type TriggerRow } from './triggers.js';
+
+interface HookRow {
+  id: string;
+  provider: string;
+  account_id: string;
+  target: string;
+  remote_id: string | null;
+  events_json: string[];
+  secret_enc: string;
+  created_at: string;
+}
+
+function toHook(row: HookRow): Hook {
+  return {
+    id: row.id,
+    provider: row.provider,
+    accountId: row.account_id,
+    target: row.target,
+    remoteId: row.remote_id,
+    events: row.events_json,
+    createdAt: row.created_at,
+  };
+}
+
+export class PgHookStore implements HookStore {
+  constructor(
+    private readonly sql: Sql,
+    private readonly key: Buffer,
+    /** Throws when the store's key changed since this process opened it (secrets rotate). */
+    private readonly guard: (tx: Tx) => Promise<void>,
+  ) {}
+
+  async find(provider: string, accountId: string, target: string): Promise<Hook | undefined> {
+    const [row] = await this.sql<HookRow[]>`SELECT * FROM hooks WHERE provider = ${provider} AND account_id = ${accountId} AND target = ${target}`;
+    return row && toHook(row);
+  }
+
+  async get(id: string): Promise<Hook | undefined> {
+    const [row] = await this.sql<HookRow[]>`SELECT * FROM hooks WHERE id = ${id}`;
+    return row && toHook(row);
+  }
+
+  async create(input: { provider: string; accountId: string; target: string; events: string[] }): Promise<{ hook: Hook; secret: string }> {
+    const id = 'hk_' + randomBytes(8).toString('hex');
+    const secret = randomBytes(32).toString('base64url');
+    const [row] = await this.sql.begin(async (tx) => {
+      await this.guard(tx);
+      return tx<HookRow[]>`
+        INSERT INTO hooks (id, provider, account_id, target, events_json, secret_enc, created_at)
+        VALUES (${id}, ${input.provider}, ${input.accountId}, ${input.target}, ${JSON.stringify(input.events)}::text::json,
+          ${encryptSecret(this.key, secret, id)}, ${new Date().toISOString()})
+        RETURNING *`;
+    });
+    return { hook: toHook(row), secret };
+  }
+
+  async update(id: string, patch: { remoteId?: string; events?: string[] }): Promise<void> {
+    if (patch.remoteId !== undefined) await this.sql`UPDATE hooks SET remote_id = ${patch.remoteId} WHERE id = ${id}`;
+    if (patch.events) await this.sql`UPDATE hooks SET events_json = ${JSON.stringify(patch.events)}::text::json WHERE id = ${id}`;
+  }
+
+  async secret(id: string): Promise<string> {
+    const [row] = await this.sql<{ secret_enc: string }[]>`SELECT secret_enc FROM hooks WHERE id = ${id}`;
+    if (!row) throw new Error(`No hook ${id}`);
+    return decryptSecret(this.key, row.secret_enc, id);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.sql`DELETE FROM hooks WHERE id = ${id}`;
+  }
+
+  async triggers(id: string): Promise<Trigger[]> {
+    const rows = await this.sql<TriggerRow[]>`SELECT * FROM triggers WHERE provider_refs_json ->> 'hookId' = ${id} ORDER BY created_at, seq`;
+    return rows.map(toTrigger);
+  }
+}

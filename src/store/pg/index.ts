@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import type { Redactor } from '../../redact.js';
+import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from '../key-check.js';
+import type { Store } from '../types.js';
+import { PgAccountStore } from './accounts.js';
+import { connect, connectionError, displayUrl, passwordOf, type Sql, type Tx } from './connection.js';
+import { PgEventStore } from './events.js';
+import { PgHookStore } from './hooks.js';
+import { migrate } from './migrations.js';
+import { pgSalesCache } from './sales-cache.js';
+import { PgTriggerStore } from './triggers.js';
+
+export interface PgStoreOptions {
+  databaseUrl: string;
+  /** Holds the key file when `secretKey` is not given. */
+  dataDir: string;
+  secretKey?: string;
+  redactor?: Redactor;
+}
+
+/** The store in a PostgreSQL database, which any number of instances may share. */
+export async function openPgStore(options: PgStoreOptions): Promise<Store> {
+  options.redactor?.add(passwordOf(options.databaseUrl));
+  const sql = connect(options.databaseUrl);
+  try {
+    await migrate(sql);
+    // The key file, when there is one, lives in the data dir as it does beside a SQLite store.
+    if (!options.secretKey?.trim()) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    const { key, check } = await checkKey(keyCheckRecord(sql, options.databaseUrl), options);
+    const guard = keyGuard(check);
+    return {
+      accounts: new PgAccountStore(sql, key, options.redactor, guard),
+      triggers: new PgTriggerStore(sql, key, guard),
+      events: new PgEventStore(sql, key),
+      hooks: new PgHookStore(sql, key, guard),
+      salesCache: pgSalesCache(sql, key, guard),
+      async close() {
+        await sql.end({ timeout: 5 });
+      },
+    };
+  } catch (error) {
+    await sql.end({ timeout: 0 });
+    throw connectionError(error, options.databaseUrl);
+  }
+}
+
+function keyCheckRecord(sql: Sql, url: string): KeyCheckRecord {
+  return {
+    where: `the database ${displayUrl(url)}`,
+    read: async () => (await sql<{ value: string }[]>`SELECT value FROM meta WHERE key = 'key_check'`)[0]?.value,
+    insertIfAbsent: async (check) => void (await sql`INSERT INTO meta (key, value) VALUES ('key_check', ${check}) ON CONFLICT (key) DO NOTHING`),
+  };
+}
+
+/**
+ * Secret writes first check, in their own transaction, that the key check is still the one this process opened
+ * with; the row stays share-locked until they commit, so a rotation cannot slip in between.
+ */
+function keyGuard(check: string): (tx: Tx) => Promise<void> {
+  return async (tx) => {
+    const [row] = await tx<{ value: string }[]>`SELECT value FROM meta WHERE key = 'key_check' FOR SHARE`;
+    if (row?.value !== check) throw new KeyRotatedError(KEY_ROTATED_MESSAGE);
+  };
+}

@@ -1,0 +1,164 @@
+import { InputError } from '../../errors.js';
+import { assertMigrationsOrdered } from '../migrations.js';
+import { LOCK_SPACE, LOCKS, type Sql } from './connection.js';
+
+export interface PgMigration {
+  version: number;
+  sql: string;
+}
+
+/**
+ * Ordered and append-only: never edit a shipped migration, add the next version instead.
+ * The tables and columns are named as in SQLite, so a store reads the same in both. Times are ISO 8601 text as
+ * the contract passes them (an event's occurred_at is the provider's own string); JSON is `json`, which keeps
+ * the text as written (key order included), cast to jsonb where a query looks inside.
+ */
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE meta (
+        key text PRIMARY KEY,
+        value text NOT NULL
+      );
+      CREATE TABLE accounts (
+        id text PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        provider text NOT NULL,
+        label text NOT NULL,
+        identity text,
+        is_default boolean NOT NULL DEFAULT false,
+        status text NOT NULL DEFAULT 'active',
+        groups_json json NOT NULL DEFAULT '[]',
+        scopes_json json NOT NULL DEFAULT '[]',
+        meta_json json NOT NULL DEFAULT '{}',
+        base_url text,
+        secret_enc text NOT NULL,
+        created_at text NOT NULL,
+        last_used_at text
+      );
+      CREATE UNIQUE INDEX accounts_provider_label ON accounts (provider, lower(label));
+      CREATE UNIQUE INDEX accounts_one_default_per_provider ON accounts (provider) WHERE is_default;
+      CREATE TABLE triggers (
+        id text PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        kind text NOT NULL,
+        account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        config_json json NOT NULL DEFAULT '{}',
+        status text NOT NULL DEFAULT 'active',
+        forward_url text,
+        secret_enc text,
+        provider_refs_json json NOT NULL DEFAULT '{}',
+        state_json json NOT NULL DEFAULT '{}',
+        fired integer NOT NULL DEFAULT 0,
+        skipped integer NOT NULL DEFAULT 0,
+        errors integer NOT NULL DEFAULT 0,
+        last_event_at text,
+        last_error text,
+        created_at text NOT NULL
+      );
+      CREATE INDEX triggers_account ON triggers (account_id);
+      CREATE TABLE events (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        trigger_id text NOT NULL,
+        kind text NOT NULL,
+        dedupe_key text NOT NULL,
+        occurred_at text NOT NULL,
+        received_at text NOT NULL,
+        summary text NOT NULL,
+        payload_json json NOT NULL,
+        UNIQUE (trigger_id, dedupe_key)
+      );
+      CREATE INDEX events_trigger ON events (trigger_id, id);
+      CREATE TABLE consumers (
+        name text PRIMARY KEY,
+        cursor bigint NOT NULL DEFAULT 0,
+        updated_at text NOT NULL
+      );
+      CREATE TABLE consumer_failures (
+        consumer text NOT NULL,
+        event_id bigint NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+        attempts integer NOT NULL,
+        last_error text NOT NULL,
+        failed_at text NOT NULL,
+        retry_requested_at text,
+        PRIMARY KEY (consumer, event_id)
+      );
+      CREATE TABLE deliveries (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        event_id bigint NOT NULL,
+        trigger_id text NOT NULL,
+        url text NOT NULL,
+        state text NOT NULL DEFAULT 'pending',
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at bigint NOT NULL,
+        give_up_at bigint NOT NULL,
+        last_status integer,
+        last_error text,
+        UNIQUE (event_id, url)
+      );
+      CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at);
+      CREATE TABLE delivery_attempts (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        delivery_id bigint NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+        attempt integer NOT NULL,
+        at text NOT NULL,
+        status integer,
+        error text,
+        duration_ms integer
+      );
+      CREATE TABLE leases (
+        name text PRIMARY KEY,
+        holder text NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE TABLE hooks (
+        id text PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        provider text NOT NULL,
+        account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        target text NOT NULL,
+        remote_id text,
+        events_json json NOT NULL DEFAULT '[]',
+        secret_enc text NOT NULL,
+        created_at text NOT NULL,
+        UNIQUE (provider, account_id, target)
+      );
+      CREATE TABLE sales_cache (
+        account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        kind text NOT NULL,
+        key_hash text NOT NULL,
+        result_enc text NOT NULL,
+        created_at text NOT NULL,
+        PRIMARY KEY (account_id, kind, key_hash)
+      );
+    `,
+  },
+];
+
+/**
+ * Brings the schema up to the newest migration in one transaction, under an advisory lock: instances starting
+ * together wait for the first, then find nothing left to do. The applied versions are rows of schema_migrations.
+ */
+export async function migrate(sql: Sql, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<{ from: number; to: number }> {
+  assertMigrationsOrdered(migrations);
+  const newest = migrations.at(-1)?.version ?? 0;
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${LOCK_SPACE}, ${LOCKS.migrations})`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`;
+    const [{ current }] = await tx<[{ current: number }]>`SELECT COALESCE(max(version), 0) AS current FROM schema_migrations`;
+    if (current > newest) {
+      throw new InputError(
+        `The database was written by a newer Switchboard (schema ${current}, this one knows ${newest}); ` +
+          'upgrade Switchboard or use another database (SWITCHBOARD_DATABASE_URL).',
+        'database-url',
+      );
+    }
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      await tx.unsafe(migration.sql);
+      await tx`INSERT INTO schema_migrations (version) VALUES (${migration.version})`;
+    }
+    return { from: current, to: newest };
+  });
+}

@@ -1,0 +1,165 @@
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { connect, freshDatabase } from '../pg.js';
+import { cleanUp, openAt, postgresAdapter, type StoreLocation } from './adapters.js';
+
+afterEach(cleanUp);
+
+const ev = (key: string) => ({ dedupeKey: key, occurredAt: '2026-11-22T10:00:00Z', summary: `s ${key}`, payload: { key } });
+
+/** Resolves once `condition` holds, asking the database again as soon as each answer arrives. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setImmediate(resolve));
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: Error) => error,
+  );
+}
+
+describe('the PostgreSQL event log', () => {
+  it('hands out ids in commit order: a reader never skips an event whose transaction drew its id first and committed last', async () => {
+    const location = await postgresAdapter.location();
+    // Three instances on one database: two commit events, one tails the log.
+    const [first, second, reader] = [await openAt(location), await openAt(location), await openAt(location)];
+    const accountId = (await first.accounts.add({ provider: 'github', secret: { kind: 'token', token: 'ghp_order_test' } })).id;
+    const forwarded = await first.triggers.create({ kind: 'github.push', accountId, config: {}, forwardUrl: 'http://127.0.0.1:9/hook' });
+    const plain = await first.triggers.create({ kind: 'github.push', accountId, config: {} });
+
+    // Hold up the first commit after it has drawn its event id: its forward delivery waits for this table lock.
+    const db = connect(location.databaseUrl!);
+    const waiting = (lock: string) => async () =>
+      (await db.unsafe(`SELECT 1 FROM pg_locks WHERE NOT granted AND ${lock}`)).length > 0;
+    let release!: () => void;
+    const locked = new Promise<void>((resolve, reject) => {
+      const held = db.begin(async (tx) => {
+        await tx`LOCK TABLE deliveries IN EXCLUSIVE MODE`;
+        resolve();
+        await new Promise<void>((done) => (release = done));
+      });
+      held.catch(reject);
+    });
+    await locked;
+    const slow = first.triggers.commit(forwarded.id, { events: [ev('drew-first')] });
+    await until(waiting("relation = 'deliveries'::regclass"));
+
+    // A second commit starts after the first drew its id; it either commits now or waits for the log's lock.
+    const fast = second.triggers.commit(plain.id, { events: [ev('drew-second')] });
+    await Promise.race([fast, until(waiting("locktype = 'advisory'"))]);
+
+    // The reader reads what is committed now and moves its cursor, as a tail does.
+    const seenFirst = await reader.events.after(0, { limit: 10 });
+    const cursor = seenFirst.at(-1)?.id ?? 0;
+    release();
+    const [[slowEvent], [fastEvent]] = await Promise.all([slow, fast]);
+    const seenThen = await reader.events.after(cursor, { limit: 10 });
+
+    expect([...seenFirst, ...seenThen].map((e) => e.dedupeKey)).toEqual(['drew-first', 'drew-second']);
+    expect(slowEvent!.id).toBeLessThan(fastEvent!.id);
+    await db.end();
+  });
+});
+
+describe('PostgreSQL migrations', () => {
+  it('instances starting together on an empty database apply each migration once', async () => {
+    const location = await postgresAdapter.location();
+    const stores = await Promise.all([1, 2, 3, 4].map(() => openAt(location, { secretKey: 'shared key' })));
+    const versions = await postgresAdapter.raw(location, 'SELECT version FROM schema_migrations ORDER BY version');
+    expect(versions).toEqual([{ version: 1 }]);
+    // Every instance found the same key check and shares the secrets.
+    await stores[0]!.accounts.add({ provider: 'sales', secret: { kind: 'api_key', apiKey: 'sales_key_shared' } });
+    for (const store of stores) expect((await store.accounts.resolve('sales')).secret.apiKey).toBe('sales_key_shared');
+  });
+
+  it('re-opens without migrating again, keeping the data', async () => {
+    const location = await postgresAdapter.location();
+    const first = await openAt(location, { secretKey: 'k' });
+    await first.accounts.add({ provider: 'github', label: 'kept', secret: { kind: 'token', token: 'ghp_kept_token' } });
+    await first.close();
+    const again = await openAt(location, { secretKey: 'k' });
+    expect((await again.accounts.list()).map((a) => a.label)).toEqual(['kept']);
+    expect(await postgresAdapter.raw(location, 'SELECT count(*) AS n FROM schema_migrations')).toEqual([{ n: 1 }]);
+  });
+
+  it('refuses a database written by a newer Switchboard and changes nothing', async () => {
+    const location = await postgresAdapter.location();
+    await (await openAt(location, { secretKey: 'k' })).close();
+    await postgresAdapter.raw(location, 'INSERT INTO schema_migrations (version) VALUES (999)');
+    const error = await rejection(openStore({ ...location, secretKey: 'k' }));
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.message).toMatch(/written by a newer Switchboard \(schema 999, this one knows 1\).*SWITCHBOARD_DATABASE_URL/);
+    expect(await postgresAdapter.raw(location, 'SELECT count(*) AS n FROM schema_migrations')).toEqual([{ n: 2 }]);
+  });
+});
+
+describe('reaching the PostgreSQL database', () => {
+  const settingNamed = /SWITCHBOARD_DATABASE_URL or --database-url/;
+
+  async function failureAt(url: string, location: StoreLocation): Promise<Error> {
+    return rejection(openStore({ dataDir: location.dataDir, databaseUrl: url, secretKey: 'k' }));
+  }
+
+  it('says the password was refused, never showing it', async () => {
+    const location = await postgresAdapter.location();
+    const url = new URL(location.databaseUrl!);
+    url.password = 'Wrong-Password-4711';
+    const error = await failureAt(url.toString(), location);
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.message).toMatch(/refused the user name or password.*28P01/);
+    expect(error.message).toMatch(settingNamed);
+    expect(error.message).not.toContain('Wrong-Password-4711');
+    expect(error.message).toContain(`${url.hostname}:${url.port}${url.pathname}`);
+  });
+
+  it('says the database does not exist, and how to make it', async () => {
+    const location = await postgresAdapter.location();
+    const url = new URL(location.databaseUrl!);
+    url.pathname = '/no_such_database';
+    const error = await failureAt(url.toString(), location);
+    expect(error.message).toMatch(/database does not exist: create it \(createdb\).*3D000/);
+    expect(error.message).not.toContain(decodeURIComponent(url.password));
+  });
+
+  it('says nothing answers when no server listens there', async () => {
+    const location = await postgresAdapter.location();
+    const url = new URL(location.databaseUrl!);
+    url.port = String(await closedPort());
+    const error = await failureAt(url.toString(), location);
+    expect(error.message).toMatch(/nothing answers at that host and port.*ECONNREFUSED/);
+    expect(error.message).toMatch(settingNamed);
+    expect(error.message).not.toContain(decodeURIComponent(url.password));
+  });
+});
+
+describe('the PostgreSQL store without a key file', () => {
+  it('keeps the key out of the data dir when SWITCHBOARD_SECRET_KEY is set, and creates no directory', async () => {
+    const database = await freshDatabase();
+    const dataDir = `/nonexistent-switchboard-${process.pid}/data`;
+    let store: Store | undefined;
+    try {
+      store = await openStore({ dataDir, databaseUrl: database.url, secretKey: 'team key' });
+      await store.accounts.add({ provider: 'github', secret: { kind: 'token', token: 'ghp_no_key_file' } });
+      expect((await store.accounts.resolve('github')).secret.token).toBe('ghp_no_key_file');
+    } finally {
+      await store?.close();
+      await database.drop();
+    }
+  });
+});
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
