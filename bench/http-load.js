@@ -7,7 +7,7 @@ const PATH = '/me/outlook/masterCategories';
 const MAX_SESSIONS = 200; // the listener's default cap
 
 /** `workers` loops of `fn` back to back for `ms`, added to `into`: latencies, and CPU used by the server and by this process. */
-async function slice(into, workers, ms, fn, serverPid) {
+export async function slice(into, workers, ms, fn, serverPid) {
   const server0 = cpuMs(serverPid);
   const self0 = process.cpuUsage();
   const end = performance.now() + ms;
@@ -26,7 +26,7 @@ async function slice(into, workers, ms, fn, serverPid) {
   into.loadCpuMs += (self.user + self.system) / 1000;
 }
 
-function result(r) {
+export function loadFigures(r) {
   const n = r.latencies.length;
   return {
     n,
@@ -93,7 +93,7 @@ export async function benchHttpLoad({ sessions = 50, seconds = 8 } = {}) {
       }
     }
     await Promise.all([...clients, ...bareClients].map((c) => c.close()));
-    const [base, mcp, sdk] = names.map((k) => result(totals[k]));
+    const [base, mcp, sdk] = names.map((k) => loadFigures(totals[k]));
     const row = (label, r) =>
       `| ${label} | ${r.rps.toFixed(0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.serverCpuMsPerCall)} | ${fmt(r.loadCpuMsPerCall)} |`;
     return {

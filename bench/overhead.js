@@ -44,7 +44,7 @@ const viaMcp = (client) => async () => {
 };
 
 /** Times each of `paths` (name → call) `calls` times after 100 warm-up rounds, one of each per round, the first rotating. */
-async function rounds(paths, calls) {
+export async function rounds(paths, calls) {
   const entries = Object.entries(paths);
   const times = entries.map(() => []);
   for (let i = 0; i < 100; i++) for (const [, fn] of entries) await fn();
