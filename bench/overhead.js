@@ -104,12 +104,12 @@ export async function benchOverhead({ calls = 1000 } = {}) {
   const ratio = (r) => (r.switchboard.p50 / r.baseline.p50).toFixed(2);
   const met = (ms) => (ms <= 1 ? 'met' : 'NOT met');
   return {
-    title: 'Tool-call overhead over stdio and Streamable HTTP: github_api_call GET vs direct undici',
+    title: 'Tool-call overhead over stdio and Streamable HTTP (2025-11-25): github_api_call GET vs direct undici',
     method:
-      `A spawned \`switchboard serve --sandbox\` (stdio, then \`--http\`), driven by a real MCP client; ${calls} rounds after 100 warm-up rounds, ` +
+      `A spawned \`switchboard serve --sandbox\` (stdio, then \`--http\`), driven by a real MCP client (SDK v1, which speaks 2025-11-25); ${calls} rounds after 100 warm-up rounds, ` +
       'each path once per round, which goes first rotating: the same GET of the GitHub sandbox (in the server process, on 127.0.0.1) sent directly with undici, ' +
       'and through github_api_call (ETag revalidation included: upstream answers 304 and the cached body is returned). Over HTTP, two more paths in the same rounds: ' +
-      'the same tools/call POSTed with undici on the client\'s session (the server\'s share, without the SDK client), and a bare SDK server\'s no-op tool (the SDK transport alone). ' +
+      'the same tools/call POSTed with undici on the client\'s session (the server\'s share, without the SDK client), and a bare SDK v1 server\'s no-op tool (bench/bare-http-server.mjs: the SDK transport alone). ' +
       'Target: at most 1 ms added at the median.',
     table: [
       '| path | p50 | p90 | p99 |',
@@ -117,9 +117,9 @@ export async function benchOverhead({ calls = 1000 } = {}) {
       row('stdio: direct undici (baseline)', stdio.baseline),
       row('stdio: github_api_call', stdio.switchboard),
       row('Streamable HTTP: direct undici (baseline)', http.baseline),
-      row('Streamable HTTP: github_api_call (SDK client)', http.switchboard),
-      row('Streamable HTTP: github_api_call POSTed with undici (no SDK client)', http.rawPost),
-      row('Streamable HTTP: bare SDK server, no-op tool (SDK client)', http.bareSdk),
+      row('Streamable HTTP, 2025-11-25 session: github_api_call (SDK v1 client)', http.switchboard),
+      row('Streamable HTTP, 2025-11-25 session: github_api_call POSTed with undici (no SDK client)', http.rawPost),
+      row('Streamable HTTP, 2025-11-25 session: bare SDK v1 server, no-op tool (SDK v1 client)', http.bareSdk),
     ],
     verdict:
       `Added at the median: ${fmt(added.stdio)} ms over stdio (${ratio(stdio)}x), ${fmt(added.http)} ms over Streamable HTTP with the SDK client (${ratio(http)}x); ` +

@@ -52,7 +52,7 @@ export async function benchRevisionLoad({ clients = 50, seconds = 8 } = {}) {
     return {
       title: `Throughput by revision: ${clients} concurrent clients calling ${TOOL}`,
       method:
-        `The servers of the overhead benchmark above (Switchboard's ${TOOL} and a bare SDK v2 server's tool of the same name and answer, each its own process). ` +
+        `A spawned \`switchboard serve --sandbox --http\` and a bare SDK v2 server, as in the overhead benchmark by revision (Switchboard's ${TOOL}, and a tool of the same name and answer on the bare server). ` +
         `${clients} callers per load, each on a keep-alive undici connection of its own, POST tools/call back to back: ${MODERN} requests (stateless, \`_meta\` envelope and ` +
         `Mcp-Method/Mcp-Name headers), and ${LEGACY} requests on ${clients} sessions per server opened first by SDK v1 clients. After a 1 s warm-up each, ` +
         `${seconds} rounds of 1 s per load, the order rotating. CPU per call is from /proc for the server process and for the load generator; both share this ` +
