@@ -23,9 +23,9 @@ export async function benchRevisionLoad({ clients = 50, seconds = 8 } = {}) {
   const loads = {};
   try {
     for (const revision of [MODERN, LEGACY]) {
-      for (const [side, target] of [['switchboard', server], ['bare', bare]]) {
-        loads[`${revision} ${side}`] = { pid: target.pid, workers: await callers(target.mcpUrl, revision, clients) };
-      }
+      // 2025 sessions on the bare server also with an event store, as Switchboard keeps them: what resumable streams cost the SDK.
+      const sides = [['switchboard', server, server.mcpUrl], ['bare', bare, bare.mcpUrl], ...(revision === LEGACY ? [['resumable', bare, `${bare.mcpUrl}-resumable`]] : [])];
+      for (const [side, target, url] of sides) loads[`${revision} ${side}`] = { pid: target.pid, workers: await callers(url, revision, clients) };
     }
     const names = Object.keys(loads);
     const fresh = () => ({ latencies: [], ms: 0, serverCpuMs: 0, loadCpuMs: 0 });
@@ -39,7 +39,8 @@ export async function benchRevisionLoad({ clients = 50, seconds = 8 } = {}) {
     const rows = [MODERN, LEGACY].map((revision) => {
       const sb = loadFigures(totals[`${revision} switchboard`]);
       const base = loadFigures(totals[`${revision} bare`]);
-      return { revision, bare: base, switchboard: sb, cpuRatio: sb.serverCpuMsPerCall / base.serverCpuMsPerCall, rpsRatio: sb.rps / base.rps };
+      const resumable = totals[`${revision} resumable`] && loadFigures(totals[`${revision} resumable`]);
+      return { revision, bare: base, resumable, switchboard: sb, cpuRatio: sb.serverCpuMsPerCall / base.serverCpuMsPerCall, rpsRatio: sb.rps / base.rps };
     });
     const line = (revision, side, r) =>
       `| ${revision} | ${side} | ${r.rps.toFixed(0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.serverCpuMsPerCall)} | ${fmt(r.loadCpuMsPerCall)} |`;
@@ -48,19 +49,25 @@ export async function benchRevisionLoad({ clients = 50, seconds = 8 } = {}) {
     const say = (r) =>
       `${r.revision}: ${r.switchboard.rps.toFixed(0)} calls/s (${r.rpsRatio.toFixed(2)}x the bare server's ${r.bare.rps.toFixed(0)}` +
       `${judged(r) ? `; target ≥ 1.0x: ${met(r.rpsRatio >= 1)}` : ''}), server CPU ${fmt(r.switchboard.serverCpuMsPerCall)} ms per call ` +
-      `(${r.cpuRatio.toFixed(2)}x the bare server's ${fmt(r.bare.serverCpuMsPerCall)} ms${judged(r) ? `; target ≤ 1.5x: ${met(r.cpuRatio <= 1.5)}` : ''})`;
+      `(${r.cpuRatio.toFixed(2)}x the bare server's ${fmt(r.bare.serverCpuMsPerCall)} ms${judged(r) ? `; target ≤ 1.5x: ${met(r.cpuRatio <= 1.5)}` : ''}` +
+      `${r.resumable ? `, ${fmt(r.resumable.serverCpuMsPerCall)} ms with an event store` : ''})`;
     return {
       title: `Throughput by revision: ${clients} concurrent clients calling ${TOOL}`,
       method:
         `A spawned \`switchboard serve --sandbox --http\` and a bare SDK v2 server, as in the overhead benchmark by revision (Switchboard's ${TOOL}, and a tool of the same name and answer on the bare server). ` +
         `${clients} callers per load, each on a keep-alive undici connection of its own, POST tools/call back to back: ${MODERN} requests (stateless, \`_meta\` envelope and ` +
-        `Mcp-Method/Mcp-Name headers), and ${LEGACY} requests on ${clients} sessions per server opened first by SDK v1 clients. After a 1 s warm-up each, ` +
+        `Mcp-Method/Mcp-Name headers), and ${LEGACY} requests on ${clients} sessions per server opened first by SDK v1 clients (on the bare server ` +
+        `also with an event store, as Switchboard keeps its sessions' streams resumable). After a 1 s warm-up each, ` +
         `${seconds} rounds of 1 s per load, the order rotating. CPU per call is from /proc for the server process and for the load generator; both share this ` +
         `machine's 2 cores. Targets (${MODERN}): server CPU per call at most 1.5x the bare server's, calls per second at least 1.0x.`,
       table: [
         '| revision | server | calls/s | p50 ms | p99 ms | server CPU ms/call | load generator CPU ms/call |',
         '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
-        ...rows.flatMap((r) => [line(r.revision, 'bare SDK v2 (baseline)', r.bare), line(r.revision, 'switchboard', r.switchboard)]),
+        ...rows.flatMap((r) => [
+          line(r.revision, 'bare SDK v2 (baseline)', r.bare),
+          ...(r.resumable ? [line(r.revision, 'bare SDK v2 with an event store', r.resumable)] : []),
+          line(r.revision, 'switchboard', r.switchboard),
+        ]),
       ],
       verdict: `${rows.map(say).join('. ')}.`,
       data: { name: 'revision_throughput', tool: TOOL, clients, seconds, rows },
