@@ -68,7 +68,7 @@ export async function benchRevisionOverhead({ calls = 1000 } = {}) {
         `Mcp-Method/Mcp-Name headers, POSTed with undici on a keep-alive connection, and sent by an SDK v2 client pinned to ${MODERN}. ` +
         `${LEGACY}: an SDK v1 client's session, and the same tools/call POSTed with undici on it; on the bare server also with an event store ` +
         `(resumable streams, which Switchboard keeps: each POST stream opens with a priming event). ${calls} rounds after 100 warm-up rounds, ` +
-        'every path once per round, which goes first rotating. Targets for the time added at the median: 0.5 ms without an SDK client, 1 ms with one.',
+        'every path once per round, in a new random order each round. Targets for the time added at the median: 0.5 ms without an SDK client, 1 ms with one.',
       table: [
         '| revision | client | bare p50 | switchboard p50 | bare p90 | switchboard p90 | added at p50 | ratio | target |',
         '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
