@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '../dist/log.js';
 import { startHttpListener } from '../dist/mcp/http.js';
-import { createServer } from '../dist/mcp/server.js';
+import { surfaceOf } from '../dist/mcp/server.js';
 import { Redactor } from '../dist/redact.js';
 import { buildTools } from '../dist/registry.js';
 import { openStore } from '../dist/store/index.js';
@@ -25,7 +25,7 @@ export async function benchEvents({ events: count = 2000, sessions = 10 } = {}) 
   await log.start();
   const logger = createLogger({ level: 'error', redactor });
   const deps = { store, triggers: { kinds: TRIGGER_KINDS, log }, baseUrls: {}, redactor, readOnly: false, logger, version: 'bench', tools: buildTools({ readOnly: false }) };
-  const listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: () => createServer(deps), logger, version: 'bench' });
+  const listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(deps), logger, version: 'bench' });
   const uri = `switchboard://triggers/${trigger.id}/events`;
 
   const committedAt = new Map();

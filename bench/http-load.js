@@ -7,7 +7,7 @@ const PATH = '/me/outlook/masterCategories';
 const MAX_SESSIONS = 200; // the listener's default cap
 
 /** `workers` loops of `fn` back to back for `ms`, added to `into`: latencies, and CPU used by the server and by this process. */
-async function slice(into, workers, ms, fn, serverPid) {
+export async function slice(into, workers, ms, fn, serverPid) {
   const server0 = cpuMs(serverPid);
   const self0 = process.cpuUsage();
   const end = performance.now() + ms;
@@ -26,7 +26,7 @@ async function slice(into, workers, ms, fn, serverPid) {
   into.loadCpuMs += (self.user + self.system) / 1000;
 }
 
-function result(r) {
+export function loadFigures(r) {
   const n = r.latencies.length;
   return {
     n,
@@ -93,27 +93,27 @@ export async function benchHttpLoad({ sessions = 50, seconds = 8 } = {}) {
       }
     }
     await Promise.all([...clients, ...bareClients].map((c) => c.close()));
-    const [base, mcp, sdk] = names.map((k) => result(totals[k]));
+    const [base, mcp, sdk] = names.map((k) => loadFigures(totals[k]));
     const row = (label, r) =>
       `| ${label} | ${r.rps.toFixed(0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.serverCpuMsPerCall)} | ${fmt(r.loadCpuMsPerCall)} |`;
     return {
-      title: `Streamable HTTP throughput: ${sessions} concurrent sessions`,
+      title: `Streamable HTTP throughput: ${sessions} concurrent 2025-11-25 sessions`,
       method:
-        `A spawned \`switchboard serve --sandbox --http\`; ${sessions} MCP sessions (real SDK clients, one process) each call outlook_list_labels ` +
+        `A spawned \`switchboard serve --sandbox --http\`; ${sessions} MCP sessions (real SDK v1 clients, which speak 2025-11-25, one process) each call outlook_list_labels ` +
         '(a Graph GET; the GitHub sandbox keeps GitHub\'s 5,000 an hour) back to back. Baselines, same run: the same ' +
         `${sessions}-way load of the upstream GET sent directly to the Outlook sandbox (inside the server process) with undici, and ${sessions} sessions ` +
-        `calling a bare SDK server's no-op tool (bench/bare-http-server.mjs, its own process); the sessions are opened one at a time first, timed. After a 1 s warm-up each, ${seconds} rounds of 1 s per load, ` +
+        `calling a bare SDK v1 server's no-op tool (bench/bare-http-server.mjs, its own process); the sessions are opened one at a time first, timed. After a 1 s warm-up each, ${seconds} rounds of 1 s per load, ` +
         'the order rotating. CPU per call is from /proc for the server process and for the load generator; both share this machine\'s 2 cores.',
       table: [
         '| load | requests/s | p50 ms | p99 ms | server CPU ms/call | load generator CPU ms/call |',
         '| --- | ---: | ---: | ---: | ---: | ---: |',
         row('direct undici to the sandbox (baseline)', base),
-        row('bare SDK server, no-op tool (baseline)', sdk),
+        row('bare SDK v1 server, no-op tool (baseline)', sdk),
         row('outlook_list_labels over MCP', mcp),
         '',
         '| session set-up (initialize + initialized, one at a time) | ms per session | server CPU ms per session |',
         '| --- | ---: | ---: |',
-        `| bare SDK server (baseline) | ${fmt(bareSetUp.msPerSession)} | ${fmt(bareSetUp.serverCpuMsPerSession)} |`,
+        `| bare SDK v1 server (baseline) | ${fmt(bareSetUp.msPerSession)} | ${fmt(bareSetUp.serverCpuMsPerSession)} |`,
         `| switchboard | ${fmt(setUp.msPerSession)} | ${fmt(setUp.serverCpuMsPerSession)} |`,
       ],
       verdict:

@@ -43,14 +43,22 @@ const viaMcp = (client) => async () => {
   if (r.isError || r.structuredContent.status !== 200) throw new Error(`mcp ${JSON.stringify(r.content).slice(0, 300)}`);
 };
 
-/** Times each of `paths` (name → call) `calls` times after 100 warm-up rounds, one of each per round, the first rotating. */
-async function rounds(paths, calls) {
+/**
+ * Times each of `paths` (name → call) `calls` times after 100 warm-up rounds, one of each per round in a new random
+ * order: a call can leave work behind (a stream's end still on its way), which a fixed order would bill to the same
+ * next path every round.
+ */
+export async function rounds(paths, calls) {
   const entries = Object.entries(paths);
   const times = entries.map(() => []);
   for (let i = 0; i < 100; i++) for (const [, fn] of entries) await fn();
+  const order = entries.map((_, j) => j);
   for (let i = 0; i < calls; i++) {
-    for (let k = 0; k < entries.length; k++) {
-      const j = (i + k) % entries.length;
+    for (let k = order.length - 1; k > 0; k--) {
+      const r = Math.floor(Math.random() * (k + 1));
+      [order[k], order[r]] = [order[r], order[k]];
+    }
+    for (const j of order) {
       const t0 = performance.now();
       await entries[j][1]();
       times[j].push(performance.now() - t0);
@@ -104,12 +112,12 @@ export async function benchOverhead({ calls = 1000 } = {}) {
   const ratio = (r) => (r.switchboard.p50 / r.baseline.p50).toFixed(2);
   const met = (ms) => (ms <= 1 ? 'met' : 'NOT met');
   return {
-    title: 'Tool-call overhead over stdio and Streamable HTTP: github_api_call GET vs direct undici',
+    title: 'Tool-call overhead over stdio and Streamable HTTP (2025-11-25): github_api_call GET vs direct undici',
     method:
-      `A spawned \`switchboard serve --sandbox\` (stdio, then \`--http\`), driven by a real MCP client; ${calls} rounds after 100 warm-up rounds, ` +
-      'each path once per round, which goes first rotating: the same GET of the GitHub sandbox (in the server process, on 127.0.0.1) sent directly with undici, ' +
+      `A spawned \`switchboard serve --sandbox\` (stdio, then \`--http\`), driven by a real MCP client (SDK v1, which speaks 2025-11-25); ${calls} rounds after 100 warm-up rounds, ` +
+      'each path once per round, in a new random order each round: the same GET of the GitHub sandbox (in the server process, on 127.0.0.1) sent directly with undici, ' +
       'and through github_api_call (ETag revalidation included: upstream answers 304 and the cached body is returned). Over HTTP, two more paths in the same rounds: ' +
-      'the same tools/call POSTed with undici on the client\'s session (the server\'s share, without the SDK client), and a bare SDK server\'s no-op tool (the SDK transport alone). ' +
+      'the same tools/call POSTed with undici on the client\'s session (the server\'s share, without the SDK client), and a bare SDK v1 server\'s no-op tool (bench/bare-http-server.mjs: the SDK transport alone). ' +
       'Target: at most 1 ms added at the median.',
     table: [
       '| path | p50 | p90 | p99 |',
@@ -117,9 +125,9 @@ export async function benchOverhead({ calls = 1000 } = {}) {
       row('stdio: direct undici (baseline)', stdio.baseline),
       row('stdio: github_api_call', stdio.switchboard),
       row('Streamable HTTP: direct undici (baseline)', http.baseline),
-      row('Streamable HTTP: github_api_call (SDK client)', http.switchboard),
-      row('Streamable HTTP: github_api_call POSTed with undici (no SDK client)', http.rawPost),
-      row('Streamable HTTP: bare SDK server, no-op tool (SDK client)', http.bareSdk),
+      row('Streamable HTTP, 2025-11-25 session: github_api_call (SDK v1 client)', http.switchboard),
+      row('Streamable HTTP, 2025-11-25 session: github_api_call POSTed with undici (no SDK client)', http.rawPost),
+      row('Streamable HTTP, 2025-11-25 session: bare SDK v1 server, no-op tool (SDK v1 client)', http.bareSdk),
     ],
     verdict:
       `Added at the median: ${fmt(added.stdio)} ms over stdio (${ratio(stdio)}x), ${fmt(added.http)} ms over Streamable HTTP with the SDK client (${ratio(http)}x); ` +

@@ -6,23 +6,32 @@ import { benchHttpLoad } from './http-load.js';
 import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead.js';
 import { benchPoller } from './poller.js';
+import { benchRevisionLoad } from './revision-load.js';
+import { benchRevisionOverhead } from './revision-overhead.js';
 import { benchStartup } from './startup.js';
 import { benchTokens } from './tokens.js';
 import { benchWebhooks } from './webhooks.js';
 
 const n = (name, fallback) => Number(process.env[name] ?? fallback);
-const benches = [
-  () => benchTokens(),
-  () => benchStartup({ runs: n('BENCH_STARTUP_RUNS', 15) }),
-  () => benchOverhead({ calls: n('BENCH_CALLS', 1000) }),
-  () => benchHttpLoad({ sessions: 50, seconds: n('BENCH_LOAD_SECONDS', 8) }),
-  () => benchWebhooks({ count: n('BENCH_DELIVERIES', 6000) }),
-  () => benchPoller(),
-  () => benchMemory({ triggers: 1000 }),
-  () => benchEvents({ events: n('BENCH_EVENTS', 2000) }),
-];
+const benches = {
+  tokens: () => benchTokens(),
+  startup: () => benchStartup({ runs: n('BENCH_STARTUP_RUNS', 15) }),
+  overhead: () => benchOverhead({ calls: n('BENCH_CALLS', 1000) }),
+  'http-load': () => benchHttpLoad({ sessions: 50, seconds: n('BENCH_LOAD_SECONDS', 8) }),
+  'revision-overhead': () => benchRevisionOverhead({ calls: n('BENCH_CALLS', 1000) }),
+  'revision-load': () => benchRevisionLoad({ clients: 50, seconds: n('BENCH_LOAD_SECONDS', 8) }),
+  webhooks: () => benchWebhooks({ count: n('BENCH_DELIVERIES', 6000) }),
+  poller: () => benchPoller(),
+  memory: () => benchMemory({ triggers: 1000 }),
+  events: () => benchEvents({ events: n('BENCH_EVENTS', 2000) }),
+};
+// BENCH_ONLY=a,b runs those alone and prints their report without replacing the files of a whole run.
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+const unknown = only?.filter((name) => !(name in benches));
+if (unknown?.length) throw new Error(`BENCH_ONLY names no benchmark ${unknown.join(', ')}; choose from ${Object.keys(benches).join(', ')}.`);
 const results = [];
-for (const run of benches) {
+for (const [name, run] of Object.entries(benches)) {
+  if (only && !only.includes(name)) continue;
   const result = await run();
   process.stderr.write(`${result.title}: ${result.verdict}\n`);
   results.push(result);
@@ -35,6 +44,8 @@ const lines = [
   '',
 ];
 for (const r of results) lines.push(`## ${r.title}`, '', r.method, '', ...r.table, '', r.verdict, '');
-writeFileSync(new URL('./REPORT.md', import.meta.url), lines.join('\n'));
-writeFileSync(new URL('./report.json', import.meta.url), JSON.stringify(results.map((r) => r.data), null, 2) + '\n');
+if (!only) {
+  writeFileSync(new URL('./REPORT.md', import.meta.url), lines.join('\n'));
+  writeFileSync(new URL('./report.json', import.meta.url), JSON.stringify(results.map((r) => r.data), null, 2) + '\n');
+}
 process.stdout.write(lines.join('\n') + '\n');

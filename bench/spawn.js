@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { rawToolCall } from './wire.js';
 
 export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
@@ -93,9 +94,15 @@ export async function spawnStdioServer({ extraArgs = [] } = {}) {
   }
 }
 
-/** A bare SDK Streamable HTTP server with one no-op tool (bench/bare-http-server.mjs), and a client connected to it. */
-export async function spawnBareHttpServer() {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./bare-http-server.mjs', import.meta.url))], { stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * A bare SDK Streamable HTTP server with one tool (bench/bare-http-server.mjs, SDK v1, unless `script` names another),
+ * and a 2025 client connected to it.
+ */
+export async function spawnBareHttpServer({ script = 'bare-http-server.mjs', env = {} } = {}) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL(`./${script}`, import.meta.url))], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const { until } = watchStderr(child.stderr);
   const connect = async (name = 'bench') => {
     const client = new Client({ name, version: '1' });
@@ -116,6 +123,7 @@ export async function spawnBareHttpServer() {
     /** Another session on the same server. */
     connect,
     pid: child.pid,
+    mcpUrl: found.mcpUrl,
     async close() {
       await client.close();
       child.kill();
@@ -134,5 +142,23 @@ export function cpuMs(pid) {
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * `switchboard serve --sandbox --http` and, beside it, a bare SDK v2 server (bench/bare-v2-server.mjs) whose one tool
+ * has the same name and gives the same answer as Switchboard's `tool` (asked once with a 2026 request first).
+ */
+export async function spawnWithBareV2(tool) {
+  const server = await spawnHttpServer();
+  try {
+    const probe = rawToolCall(server.mcpUrl, tool);
+    const { _meta, resultType, ...answer } = await probe.call();
+    await probe.close();
+    const bare = await spawnBareHttpServer({ script: 'bare-v2-server.mjs', env: { BARE_TOOL: tool, BARE_RESULT: JSON.stringify(answer) } });
+    return { server, bare, answerBytes: JSON.stringify(answer).length };
+  } catch (error) {
+    await server.close();
+    throw error;
   }
 }
