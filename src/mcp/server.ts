@@ -105,7 +105,9 @@ async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: Ca
     const args = params.arguments;
     const data = deps.results ? await deps.results.call(tool, args, call) : await tool.call(args, call);
     deps.logger.debug('tool call', { tool: tool.name, ms: Math.round(performance.now() - started), ok: true });
-    return toResult(data);
+    // Every result leaves through the redactor: a provider may echo the credential in any body. The data is redacted
+    // once, and the text written from it.
+    return toResult(deps.redactor.redactDeep(data));
   } catch (error) {
     deps.logger.info('tool call failed', { tool: tool.name, ms: Math.round(performance.now() - started), error: (error as Error)?.name ?? 'Error' });
     if (!(error instanceof Error) || error.name === 'Error' || error.name === 'TypeError') {
@@ -113,7 +115,7 @@ async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: Ca
     }
     // The link is offered once per call: a call run again after it fails with the error, saying the link was offered.
     const request = offered ? undefined : await signInRequest(server, deps, ctx, error).catch(() => undefined);
-    return request ?? toErrorResult(error, { redactor: deps.redactor, signInOffered: offered });
+    return deps.redactor.redactDeep(request ?? toErrorResult(error, { redactor: deps.redactor, signInOffered: offered }));
   }
 }
 
@@ -222,8 +224,7 @@ export function createSurface(setup: ServerSetup): Surface {
       const { deps, tool } = await toolNamed(params.name);
       if (deps.drain?.stopping.aborted) return toErrorResult(new ShutdownError());
       const call = () => callTool(server, deps, tool, params, ctx);
-      // Every result leaves through the redactor, success or not: a provider may echo the credential in any body.
-      return deps.redactor.redactDeep(await (deps.drain ? deps.drain.run(call) : call()));
+      return deps.drain ? deps.drain.run(call) : call();
     });
 
     server.setRequestHandler('resources/list', async ({ params }) => {
