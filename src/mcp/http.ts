@@ -7,7 +7,7 @@ import { InputError } from '../errors.js';
 import { header, readBody, type Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
-import { eventUpdate, type Surface } from './server.js';
+import { eventUpdate, refusedListen, type Surface } from './server.js';
 import { closeCancelledStreams, resumeOrPrime, SSE_RETRY_MS } from './streams.js';
 
 export interface HttpListenerOptions {
@@ -164,7 +164,10 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     if (req.method === 'POST') {
       const body = await readJson(req, res);
       if (body === undefined) return;
-      if (!(await transports!.isLegacyRequest(await transports!.toWebRequest(req, body), body))) return transports!.serveModern(req, res, body);
+      if (!(await transports!.isLegacyRequest(await transports!.toWebRequest(req, body), body))) {
+        const refused = await refusedListen(options.mcp!, body);
+        return refused ? json(res, 200, refused) : transports!.serveModern(req, res, body);
+      }
       if (!id) {
         if ((body as { method?: unknown })?.method !== 'initialize') return rpcError(res, 400, -32000, 'No Mcp-Session-Id header: send initialize first.', {}, idOf(body));
         if (!(await makeRoom())) return refuseBusy(res);

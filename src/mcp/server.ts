@@ -7,6 +7,7 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   type InputRequiredResult,
+  type JSONRPCErrorResponse,
   type jsonSchemaValidator,
   type ServerContext,
   type Tool as McpTool,
@@ -167,6 +168,11 @@ export interface Surface {
   create(era: Era, options?: { events?: boolean }): Server;
   /** Calls `tell` with each new event until the returned function is called. */
   watchEvents(tell: (note: EventNote) => unknown): () => void;
+  /**
+   * The error that refuses a 2026 `subscriptions/listen` filter, as 2025 `resources/subscribe` refuses the same URIs
+   * (the SDK narrows a filter only by capability); undefined when it may be served.
+   */
+  refuseListen(filter: unknown): Promise<RequestError | undefined>;
 }
 
 export function createSurface(setup: ServerSetup): Surface {
@@ -190,6 +196,29 @@ export function createSurface(setup: ServerSetup): Surface {
   };
   // -32602 in both revisions: 2026-07-28's code for an unknown resource, which the SDK also sends 2025 clients (for -32002).
   const notFound = (uri: string) => new RequestError(ProtocolErrorCode.InvalidParams, `Resource ${uri.slice(0, 200)} not found; resources/list shows what exists.`, { uri });
+
+  /** Throws the error that refuses a subscription to `uri`: only an existing trigger's events URI can be subscribed to. */
+  const checkSubscribable = async (uri: string) => {
+    if (!EVENTS_URI.test(uri)) {
+      throw invalidParams(`"uri" ${JSON.stringify(uri.slice(0, 200))} cannot be subscribed to: only switchboard://triggers/{id}/events (ids from triggers_list) can.`);
+    }
+    if (!(await triggerOf(await needDeps(), uri))) throw notFound(uri);
+  };
+
+  const refuseListen = async (filter: unknown): Promise<RequestError | undefined> => {
+    const uris = (filter as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+    if (!Array.isArray(uris)) return undefined;
+    if (uris.length > MAX_SUBSCRIPTIONS) return invalidParams(`"resourceSubscriptions" names ${uris.length} URIs; a listen stream may hold ${MAX_SUBSCRIPTIONS}.`);
+    for (const uri of uris) {
+      if (typeof uri !== 'string') continue;
+      const refusal = await checkSubscribable(uri).then(
+        () => undefined,
+        (error: RequestError) => error,
+      );
+      if (refusal) return refusal;
+    }
+    return undefined;
+  };
 
   const watchEvents = (tell: (note: EventNote) => unknown) => {
     let stopped = false;
@@ -273,10 +302,7 @@ export function createSurface(setup: ServerSetup): Surface {
     const subscriptions = new Set<string>();
     if (era === 'legacy') {
       server.setRequestHandler('resources/subscribe', async ({ params: { uri } }) => {
-        if (!EVENTS_URI.test(uri)) {
-          throw invalidParams(`"uri" ${JSON.stringify(uri.slice(0, 200))} cannot be subscribed to: only switchboard://triggers/{id}/events (ids from triggers_list) can.`);
-        }
-        if (!(await triggerOf(await needDeps(), uri))) throw notFound(uri);
+        await checkSubscribable(uri);
         if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
           throw invalidParams(`A session may hold ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from one before subscribing to ${uri}.`);
         }
@@ -304,7 +330,7 @@ export function createSurface(setup: ServerSetup): Surface {
     }
     return server;
   };
-  return { create, watchEvents };
+  return { create, watchEvents, refuseListen };
 }
 
 /** The surface over loaded dependencies: what HTTP serving and tests use. */
@@ -315,4 +341,13 @@ export function surfaceOf(deps: ServerDeps): Surface {
 /** A 2025 server for one client, its events told to it: what tests connect a client to directly. */
 export function createServer(deps: ServerDeps): Server {
   return surfaceOf(deps).create('legacy', { events: true });
+}
+
+/** The answer that refuses a 2026 listen request whose filter names what cannot be subscribed to; undefined for any other message. */
+export async function refusedListen(surface: Surface, message: unknown): Promise<JSONRPCErrorResponse | undefined> {
+  const request = message as { method?: unknown; id?: unknown; params?: { notifications?: unknown } } | null;
+  if (request?.method !== 'subscriptions/listen' || (typeof request.id !== 'string' && typeof request.id !== 'number')) return undefined;
+  const error = await surface.refuseListen(request.params?.notifications);
+  if (!error) return undefined;
+  return { jsonrpc: '2.0', id: request.id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
 }

@@ -1,6 +1,7 @@
 import { serveStdio as serve, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
-import type { Surface } from './server.js';
+import { refusedListen, type Surface } from './server.js';
 
 /**
  * Serves one client over standard input and output, in whichever revision it opens with: a 2025 initialize pins a
@@ -8,5 +9,12 @@ import type { Surface } from './server.js';
  */
 export function serveStdio(surface: Surface, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, onerror: (error: Error) => void): { close(): Promise<void> } {
   const transport = new StdioServerTransport(stdin as Readable, stdout as Writable);
+  // A listen request whose filter names what cannot be subscribed to is answered here; every other message passes on.
+  let deliver: StdioServerTransport['onmessage'];
+  const receive = (message: JSONRPCMessage) => {
+    if ((message as { method?: unknown }).method !== 'subscriptions/listen') return deliver?.(message);
+    void refusedListen(surface, message).then((refused) => (refused ? transport.send(refused) : deliver?.(message)), onerror);
+  };
+  Object.defineProperty(transport, 'onmessage', { get: () => receive, set: (handler: StdioServerTransport['onmessage']) => (deliver = handler) });
   return serve(({ era }) => surface.create(era, { events: true }), { transport, onerror });
 }

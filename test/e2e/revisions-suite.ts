@@ -68,6 +68,19 @@ export function revisionSuite(t: SuiteContext): void {
       }
     });
 
+    it("is refused a subscription to anything but an existing trigger's events, with the same error in both revisions", async () => {
+      const subscribe = (uri: string): Promise<unknown> =>
+        revision === '2026-07-28' ? c().client.listen({ resourceSubscriptions: [setup().eventsUri, uri] }) : c().client.subscribeResource({ uri });
+      const refusal = (uri: string) => subscribe(uri).then(() => ({ code: 0, message: 'accepted' }), (error: { code: number; message: string }) => error);
+      const foreign = await refusal('switchboard://accounts');
+      expect(foreign.code).toBe(-32602);
+      expect(foreign.message).toMatch(/"switchboard:\/\/accounts" cannot be subscribed to: only switchboard:\/\/triggers\/\{id\}\/events/);
+      const missing = await refusal('switchboard://triggers/trg_0000000000000000/events');
+      expect(missing.code).toBe(-32602);
+      expect(missing.message).toMatch(/Resource switchboard:\/\/triggers\/trg_0000000000000000\/events not found/);
+      expect((await c().call('accounts_list', {})).isError).toBeFalsy();
+    });
+
     it('is told the progress of sales_enrich_contacts, batch by batch, before the result', async () => {
       const progress: Progress[] = [];
       // Ten batches of 100, three at a time: the first notifications go out well before the result.
