@@ -68,7 +68,8 @@ export default async function startPostgres(project: TestProject): Promise<() =>
   };
 }
 
-function freePort(): Promise<number> {
+/** A port nothing listens on now (free for a server to take, or for a connection to be refused by). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);

@@ -16,23 +16,8 @@ import {
   unknownId,
 } from './account-rules.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
+import { toAccount, type AccountRow } from './rows.js';
 import type { Account, AccountSecret, AccountStatus, AccountStore, NewAccount, Provider } from './types.js';
-
-interface AccountRow {
-  id: string;
-  provider: string;
-  label: string;
-  identity: string | null;
-  is_default: number;
-  status: string;
-  groups_json: string;
-  scopes_json: string;
-  meta_json: string;
-  base_url: string | null;
-  secret_enc: string;
-  created_at: string;
-  last_used_at: string | null;
-}
 
 const ORDER = 'ORDER BY provider, created_at, rowid';
 
@@ -249,21 +234,4 @@ export class SqliteAccountStore implements AccountStore {
   private freeLabel(provider: string, base: string): string {
     return freeLabel(base, (label) => this.labelTaken(provider, label));
   }
-}
-
-function toAccount(row: AccountRow): Account {
-  return {
-    id: row.id,
-    provider: row.provider as Provider,
-    label: row.label,
-    identity: row.identity,
-    isDefault: row.is_default === 1,
-    status: row.status as AccountStatus,
-    groups: JSON.parse(row.groups_json) as string[],
-    scopes: JSON.parse(row.scopes_json) as string[],
-    meta: JSON.parse(row.meta_json) as Record<string, string>,
-    baseUrl: row.base_url ?? null,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-  };
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { decryptSecret } from './crypto.js';
-import { toEvent, type EventRow } from './triggers.js';
+import { toEvent, type EventRow } from './rows.js';
 import type { ConsumerFailure, Delivery, EventStore, TriggerEvent } from './types.js';
 
 type FailureRow = EventRow & { consumer: string; attempts: number; last_error: string; failed_at: string; retry_requested_at: string | null };

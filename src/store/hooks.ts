@@ -1,31 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { decryptSecret, encryptSecret } from './crypto.js';
-import { toTrigger, type TriggerRow } from './triggers.js';
+import { toHook, toTrigger, type HookRow, type TriggerRow } from './rows.js';
 import type { Hook, HookStore, Trigger } from './types.js';
-
-interface HookRow {
-  id: string;
-  provider: string;
-  account_id: string;
-  target: string;
-  remote_id: string | null;
-  events_json: string;
-  secret_enc: string;
-  created_at: string;
-}
-
-function toHook(row: HookRow): Hook {
-  return {
-    id: row.id,
-    provider: row.provider,
-    accountId: row.account_id,
-    target: row.target,
-    remoteId: row.remote_id,
-    events: JSON.parse(row.events_json),
-    createdAt: row.created_at,
-  };
-}
 
 export class SqliteHookStore implements HookStore {
   constructor(

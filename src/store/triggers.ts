@@ -1,71 +1,11 @@
 import type Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
+import { toTrigger, type TriggerRow } from './rows.js';
 import { newTriggerId, type CommitInput, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from './types.js';
-
-export interface TriggerRow {
-  id: string;
-  kind: string;
-  account_id: string;
-  config_json: string;
-  status: string;
-  forward_url: string | null;
-  secret_enc: string | null;
-  provider_refs_json: string;
-  state_json: string;
-  fired: number;
-  skipped: number;
-  errors: number;
-  last_event_at: string | null;
-  last_error: string | null;
-  created_at: string;
-}
-
-export interface EventRow {
-  id: number;
-  trigger_id: string;
-  kind: string;
-  dedupe_key: string;
-  occurred_at: string;
-  received_at: string;
-  summary: string;
-  payload_json: string;
-}
 
 /** Forwarding is retried for this long after an event was committed. */
 export const FORWARD_WINDOW_MS = 24 * 60 * 60 * 1000;
-
-export function toEvent(row: EventRow): TriggerEvent {
-  return {
-    id: row.id,
-    triggerId: row.trigger_id,
-    kind: row.kind,
-    dedupeKey: row.dedupe_key,
-    occurredAt: row.occurred_at,
-    receivedAt: row.received_at,
-    summary: row.summary,
-    payload: JSON.parse(row.payload_json),
-  };
-}
-
-export function toTrigger(row: TriggerRow): Trigger {
-  return {
-    id: row.id,
-    kind: row.kind,
-    accountId: row.account_id,
-    config: JSON.parse(row.config_json),
-    status: row.status === 'failing' ? 'failing' : 'active',
-    forwardUrl: row.forward_url,
-    providerRefs: JSON.parse(row.provider_refs_json),
-    state: JSON.parse(row.state_json),
-    fired: row.fired,
-    skipped: row.skipped,
-    errors: row.errors,
-    lastEventAt: row.last_event_at,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-  };
-}
 
 export class SqliteTriggerStore implements TriggerStore {
   constructor(

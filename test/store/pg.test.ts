@@ -1,7 +1,7 @@
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { freePort } from '../pg-global.js';
 import { connect, freshDatabase } from '../pg.js';
 import { cleanUp, openAt, postgresAdapter, type StoreLocation } from './adapters.js';
 
@@ -129,7 +129,7 @@ describe('reaching the PostgreSQL database', () => {
   it('says nothing answers when no server listens there', async () => {
     const location = await postgresAdapter.location();
     const url = new URL(location.databaseUrl!);
-    url.port = String(await closedPort());
+    url.port = String(await freePort());
     const error = await failureAt(url.toString(), location);
     expect(error.message).toMatch(/nothing answers at that host and port.*ECONNREFUSED/);
     expect(error.message).toMatch(settingNamed);
@@ -152,14 +152,3 @@ describe('the PostgreSQL store without a key file', () => {
     }
   });
 });
-
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -15,24 +15,9 @@ import {
   unknownId,
 } from '../account-rules.js';
 import { decryptSecret, encryptSecret } from '../crypto.js';
+import { toAccount, type AccountRow } from '../rows.js';
 import type { Account, AccountSecret, AccountStatus, AccountStore, NewAccount, Provider } from '../types.js';
 import type { Queryable, Sql, Tx } from './connection.js';
-
-interface AccountRow {
-  id: string;
-  provider: string;
-  label: string;
-  identity: string | null;
-  is_default: boolean;
-  status: string;
-  groups_json: string[];
-  scopes_json: string[];
-  meta_json: Record<string, string>;
-  base_url: string | null;
-  secret_enc: string;
-  created_at: string;
-  last_used_at: string | null;
-}
 
 export class PgAccountStore implements AccountStore {
   private readonly touched = new Map<string, number>();
@@ -137,11 +122,12 @@ export class PgAccountStore implements AccountStore {
   async reconnect(id: string, input: Omit<NewAccount, 'provider' | 'label'>): Promise<Account> {
     const row = await this.write(async (tx) => {
       await this.guard(tx);
-      const found = await rowById(tx, id);
-      if (!found) throw unknownId(id);
+      const row = await rowById(tx, id);
+      if (!row) throw unknownId(id);
+      const found = toAccount(row);
       const [updated] = await tx<AccountRow[]>`
-        UPDATE accounts SET identity = ${input.identity ?? found.identity}, groups_json = ${JSON.stringify(input.groups ?? found.groups_json)}::text::json,
-          scopes_json = ${JSON.stringify(input.scopes ?? found.scopes_json)}::text::json, meta_json = ${JSON.stringify({ ...found.meta_json, ...input.meta })}::text::json,
+        UPDATE accounts SET identity = ${input.identity ?? found.identity}, groups_json = ${JSON.stringify(input.groups ?? found.groups)}::text::json,
+          scopes_json = ${JSON.stringify(input.scopes ?? found.scopes)}::text::json, meta_json = ${JSON.stringify({ ...found.meta, ...input.meta })}::text::json,
           secret_enc = ${encryptSecret(this.key, JSON.stringify(input.secret), id)}, status = 'active'
         WHERE id = ${id} RETURNING *`;
       return updated;
@@ -218,21 +204,4 @@ async function labelHolder(db: Queryable, provider: string, label: string): Prom
 
 function ofProvider(db: Queryable, provider: string): Promise<AccountRow[]> {
   return db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} ORDER BY created_at, seq`;
-}
-
-function toAccount(row: AccountRow): Account {
-  return {
-    id: row.id,
-    provider: row.provider as Provider,
-    label: row.label,
-    identity: row.identity,
-    isDefault: row.is_default,
-    status: row.status as AccountStatus,
-    groups: row.groups_json,
-    scopes: row.scopes_json,
-    meta: row.meta_json,
-    baseUrl: row.base_url,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-  };
 }

@@ -1,13 +1,17 @@
 import postgres from 'postgres';
 import { InputError } from '../../errors.js';
 
-/** bigint columns (ids, epoch milliseconds) come back as numbers: they stay far below 2^53. */
+/**
+ * bigint columns (ids, epoch milliseconds) come back as numbers: they stay far below 2^53. json columns come back as
+ * their text, as SQLite's do, so both adapters read rows the same way (src/store/rows.ts).
+ */
 const types = {
   bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (text: string) => Number(text) },
+  json: { to: 114, from: [114], serialize: (text: string) => text, parse: (text: string) => text },
 };
 
-export type Sql = postgres.Sql<{ bigint: number }>;
-export type Tx = postgres.TransactionSql<{ bigint: number }>;
+export type Sql = postgres.Sql<{ bigint: number; json: string }>;
+export type Tx = postgres.TransactionSql<{ bigint: number; json: string }>;
 /** A connection or a transaction: whatever a query can run on. */
 export type Queryable = Sql | Tx;
 

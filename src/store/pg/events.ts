@@ -1,7 +1,7 @@
 import { decryptSecret } from '../crypto.js';
 import type { ConsumerFailure, Delivery, EventStore, TriggerEvent } from '../types.js';
 import type { Queryable, Sql } from './connection.js';
-import { toEvent, type EventRow } from './triggers.js';
+import { toEvent, type EventRow } from '../rows.js';
 
 type FailureRow = EventRow & { consumer: string; attempts: number; last_error: string; failed_at: string; retry_requested_at: string | null };
 type DueRow = EventRow & { delivery_id: number; url: string; attempts: number; give_up_at: number; secret_enc: string | null };

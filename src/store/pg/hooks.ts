@@ -2,30 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import type { Hook, HookStore, Trigger } from '../types.js';
 import type { Sql, Tx } from './connection.js';
-import { toTrigger, type TriggerRow } from './triggers.js';
-
-interface HookRow {
-  id: string;
-  provider: string;
-  account_id: string;
-  target: string;
-  remote_id: string | null;
-  events_json: string[];
-  secret_enc: string;
-  created_at: string;
-}
-
-function toHook(row: HookRow): Hook {
-  return {
-    id: row.id,
-    provider: row.provider,
-    accountId: row.account_id,
-    target: row.target,
-    remoteId: row.remote_id,
-    events: row.events_json,
-    createdAt: row.created_at,
-  };
-}
+import { toHook, toTrigger, type HookRow, type TriggerRow } from '../rows.js';
 
 export class PgHookStore implements HookStore {
   constructor(

@@ -1,69 +1,9 @@
 import { InputError } from '../../errors.js';
 import { decryptSecret, encryptSecret } from '../crypto.js';
+import { toTrigger, type TriggerRow } from '../rows.js';
 import { FORWARD_WINDOW_MS } from '../triggers.js';
 import { newTriggerId, type CommitInput, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 import { LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';
-
-export interface TriggerRow {
-  id: string;
-  kind: string;
-  account_id: string;
-  config_json: Record<string, unknown>;
-  status: string;
-  forward_url: string | null;
-  secret_enc: string | null;
-  provider_refs_json: Record<string, unknown>;
-  state_json: Record<string, unknown>;
-  fired: number;
-  skipped: number;
-  errors: number;
-  last_event_at: string | null;
-  last_error: string | null;
-  created_at: string;
-}
-
-export interface EventRow {
-  id: number;
-  trigger_id: string;
-  kind: string;
-  dedupe_key: string;
-  occurred_at: string;
-  received_at: string;
-  summary: string;
-  payload_json: Record<string, unknown>;
-}
-
-export function toEvent(row: EventRow): TriggerEvent {
-  return {
-    id: row.id,
-    triggerId: row.trigger_id,
-    kind: row.kind,
-    dedupeKey: row.dedupe_key,
-    occurredAt: row.occurred_at,
-    receivedAt: row.received_at,
-    summary: row.summary,
-    payload: row.payload_json,
-  };
-}
-
-export function toTrigger(row: TriggerRow): Trigger {
-  return {
-    id: row.id,
-    kind: row.kind,
-    accountId: row.account_id,
-    config: row.config_json,
-    status: row.status === 'failing' ? 'failing' : 'active',
-    forwardUrl: row.forward_url,
-    providerRefs: row.provider_refs_json,
-    state: row.state_json,
-    fired: row.fired,
-    skipped: row.skipped,
-    errors: row.errors,
-    lastEventAt: row.last_event_at,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-  };
-}
 
 /**
  * Appending to the event log takes the log's lock, held until the transaction ends: ids are handed out in the
