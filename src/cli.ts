@@ -117,7 +117,7 @@ function buildProgram(): Command {
   const secrets = program.command('secrets').description('The key that encrypts stored secrets.');
   withCommon(secrets.command('rotate'))
     .description('Re-encrypt every stored secret under a new key, in one transaction.')
-    .option('--force', 'rotate even while a server holds the runner lease')
+    .option('--force', 'rotate even while a server using the store is running')
     .addHelpText('after', `\nThe new key goes to a new key file, or comes from SWITCHBOARD_NEW_SECRET_KEY when that is set.${examples('switchboard secrets rotate')}`)
     .action(async (opts) => {
       const { rotateSecrets } = await import('./store/index.js');

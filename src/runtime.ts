@@ -18,6 +18,7 @@ import { Runner } from './triggers/runner.js';
 import { webhookRoutes } from './triggers/webhooks.js';
 import { webRoutes } from './web/index.js';
 import { Drain } from './drain.js';
+import { keepLease, LISTENER_LEASE } from './lease.js';
 
 /** Everything `serve` runs besides its stdio transport: sandbox, store, tools, event log, runner and HTTP listener. */
 export interface Runtime {
@@ -25,7 +26,7 @@ export interface Runtime {
   sandbox?: Sandbox;
   /** The store's directory: the sandbox's own in sandbox mode. */
   dataDir: string;
-  /** The HTTP listener while this process runs one: always with --http, on the runner lease holder over stdio. */
+  /** The HTTP listener while this process runs one: always with --http, on the listener lease holder over stdio. */
   listener(): HttpListener | undefined;
   /** Stops taking tool calls, ends long polls, and waits for the calls in flight (at most the grace period). */
   drain(): Promise<void>;
@@ -36,7 +37,7 @@ export interface RuntimeOptions {
   redactor: Redactor;
   logger: Logger;
   version: string;
-  /** With --http: the MCP server of each new session. Without it, only the lease holder listens (webhooks, pages). */
+  /** With --http: the MCP server of each new session. Without it, only the listener lease holder listens (webhooks, pages). */
   mcp?: (deps: ServerDeps) => Surface;
   /** Aborted when serve shuts down while the runtime is still starting: it then stops and closes what it started. */
   signal?: AbortSignal;
@@ -84,12 +85,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const log = new EventLog(store.events);
     await log.start(options.since);
     closers.push(async () => log.stop());
-    let runner: Runner | undefined;
     const deps: ServerDeps = {
       drain: shutdown,
       forwardPolicy: { allowPrivate: config.forwardAllowPrivate },
       store,
-      triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl, pollSoon: (id) => runner?.pollSoon(id) },
+      triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl, pollSoon: (id) => runner.pollSoon(id) },
       baseUrls,
       redactor,
       readOnly: config.readOnly,
@@ -99,7 +99,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       results: new ResultBudget({ maxTokens: config.maxResultTokens }),
       signIn: createSignIn({ store, baseUrls, oauth, dispatcher, redactor }),
       tokens: new TokenRefresher({ store, oauth, redactor, logger }),
-      // The process serving HTTP also serves the sign-in callback (the lease holder, in stdio mode).
+      // The process serving HTTP also serves the sign-in callback (the listener lease holder, in stdio mode).
       signInBase: () => (listener ? (config.http.publicUrl ?? listener.url) : undefined),
       logger,
       version: options.version,
@@ -116,42 +116,35 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     };
     checkStillWanted();
 
+    const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });
     const mcp = options.mcp;
     if (mcp) {
       const http = await startHttpListener({ ...listenerOptions, mcp: mcp(deps) });
       listener = http;
       closers.push(() => http.close());
-      runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });
     } else {
-      runner = new Runner({
-        store,
-        kinds: TRIGGER_KINDS,
-        log,
-        deps,
+      // Over stdio several processes may share a data dir (one per assistant window) and one port: the holder of
+      // the listener lease serves webhooks, the Integrations page and sign-in callbacks. Not serving is not fatal.
+      const lease = await keepLease(store, LISTENER_LEASE, {
         logger,
-        // The lease holder also serves webhooks and the Integrations page; another process may hold the port, so this is not fatal.
-        onLeadership: async (leading) => {
-          if (leading && !listener) {
+        onChange: async (held) => {
+          if (held && !listener) {
             listener = await startHttpListener({ ...listenerOptions, mcp: undefined }).catch((error: Error) => {
-              logger.warn('HTTP listener not started: this process holds the runner lease, but no process serves webhooks, the Integrations page or sign-in callbacks', {
+              logger.warn('HTTP listener not started: this process holds the listener lease, but no process serves webhooks, the Integrations page or sign-in callbacks', {
                 message: error.message,
               });
               return undefined;
             });
-          } else if (!leading && listener) {
+          } else if (!held && listener) {
             await listener.close();
             listener = undefined;
           }
         },
       });
-      closers.push(async () => {
-        await listener?.close();
-        listener = undefined;
-      });
+      closers.push(() => lease.stop());
     }
-    const started = runner;
-    closers.push(() => started.stop());
-    await started.start();
+    closers.push(() => runner.stop());
+    await runner.start();
     const drain = async () => {
       if (!(await shutdown.drain(config.shutdownGraceMs))) logger.warn('shutdown grace period over with tool calls still running', { graceMs: config.shutdownGraceMs });
       // Let the answers of the last calls reach their transports before those close.

@@ -13,7 +13,7 @@ export function sandboxBanner(endpoints: SandboxEndpoints, cli: string): string 
     '',
     'Switchboard sandbox: local stand-in providers with sample data; no account and no network needed.',
     `  MCP endpoint:      ${endpoints.mcp}`,
-    `  Integrations page: ${endpoints.page ?? 'not served by this process (another one holds the runner lease)'}`,
+    `  Integrations page: ${endpoints.page ?? 'not served by this process (another one on the same data dir serves it)'}`,
     '  Sample accounts, each labelled "sandbox": outlook avery@contoso.example, github sbx-octocat, vercel sbx-vercel, sales (API key).',
     ...Object.entries(endpoints.baseUrls).map(([p, url]) => `  ${p.padEnd(8)} sandbox at ${url}`),
     '',

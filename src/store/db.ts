@@ -11,6 +11,7 @@ import { runMigrations } from './migrations.js';
 import { sqliteSalesCache } from './sales-cache.js';
 import { SqliteTriggerStore } from './triggers.js';
 import type { Store } from './types.js';
+import { SqliteWorkStore } from './work.js';
 
 export const DB_FILE_NAME = 'switchboard.db';
 
@@ -62,6 +63,7 @@ async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> 
       events: new SqliteEventStore(db, key),
       hooks: new SqliteHookStore(db, key, guard),
       salesCache: sqliteSalesCache(db, key, guard),
+      work: new SqliteWorkStore(db, key),
       async close() {
         if (db.open) db.close();
       },

@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
-import { decryptSecret } from './crypto.js';
 import { toEvent, type EventRow } from './rows.js';
-import type { ConsumerFailure, Delivery, EventStore, TriggerEvent } from './types.js';
+import type { ConsumerFailure, EventStore, TriggerEvent } from './types.js';
 
 type FailureRow = EventRow & { consumer: string; attempts: number; last_error: string; failed_at: string; retry_requested_at: string | null };
 
@@ -22,6 +21,11 @@ export class SqliteEventStore implements EventStore {
           .all(cursor, JSON.stringify(ids), options.limit) as EventRow[])
       : (this.db.prepare(`SELECT ${columns} FROM events WHERE id > ? ORDER BY id LIMIT ?`).all(cursor, options.limit) as EventRow[]);
     return rows.map(toEvent);
+  }
+
+  /** One SQLite file has no one to push commits: readers poll it. */
+  async watchCommits(): Promise<undefined> {
+    return undefined;
   }
 
   async latest(triggerId: string, limit: number): Promise<TriggerEvent[]> {
@@ -123,24 +127,6 @@ export class SqliteEventStore implements EventStore {
     this.db.prepare('DELETE FROM leases WHERE name = ? AND holder = ?').run(name, holder);
   }
 
-  async dueDeliveries(now: number, limit: number): Promise<Delivery[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT d.id AS delivery_id, d.url, d.attempts, d.give_up_at, t.secret_enc, e.*
-         FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN triggers t ON t.id = d.trigger_id
-         WHERE d.state = 'pending' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.id LIMIT ?`,
-      )
-      .all(now, limit) as Array<EventRow & { delivery_id: number; url: string; attempts: number; give_up_at: number; secret_enc: string | null }>;
-    return rows.map((r) => ({
-      id: r.delivery_id,
-      event: toEvent(r),
-      url: r.url,
-      attempts: r.attempts,
-      giveUpAt: r.give_up_at,
-      secret: r.secret_enc ? (JSON.parse(decryptSecret(this.key, r.secret_enc, r.trigger_id)).forward as string | undefined) : undefined,
-    }));
-  }
-
   async recordAttempt(
     deliveryId: number,
     a: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
@@ -155,7 +141,7 @@ export class SqliteEventStore implements EventStore {
         .run(deliveryId, row.attempts, new Date(this.clock()).toISOString(), a.status ?? null, a.error ?? null, Math.round(a.durationMs));
       const state = a.delivered ? 'delivered' : a.nextAttemptAt === null ? 'failed' : 'pending';
       this.db
-        .prepare('UPDATE deliveries SET state = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_status = ?, last_error = ? WHERE id = ?')
+        .prepare('UPDATE deliveries SET state = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_status = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ?')
         .run(state, a.nextAttemptAt, a.status ?? null, a.error ?? null, deliveryId);
     })();
   }

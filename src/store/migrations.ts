@@ -183,6 +183,21 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE accounts ADD COLUMN base_url TEXT');
     },
   },
+  {
+    version: 9,
+    up(db) {
+      // Polls and forwards are claimed by whichever process asks first (WorkStore); a NULL next_poll_at is due now.
+      db.exec(`
+        ALTER TABLE triggers ADD COLUMN next_poll_at INTEGER;
+        ALTER TABLE triggers ADD COLUMN poll_again INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE triggers ADD COLUMN claimed_by TEXT;
+        ALTER TABLE triggers ADD COLUMN claimed_until INTEGER;
+        ALTER TABLE deliveries ADD COLUMN claimed_by TEXT;
+        ALTER TABLE deliveries ADD COLUMN claimed_until INTEGER;
+        CREATE INDEX deliveries_claimed ON deliveries (claimed_by) WHERE claimed_by IS NOT NULL;
+      `);
+    },
+  },
 ];
 
 export interface MigrationResult {

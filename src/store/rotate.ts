@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, keyFromString, loadKey, NEXT_KEY_SUFFIX } from './crypto.js';
 import { DB_FILE_NAME, openStore } from './db.js';
+import { INSTANCE_LEASE_PREFIX } from './types.js';
 
 export interface RotateOptions {
   dataDir: string;
@@ -37,8 +38,8 @@ export type RotateCounts = Pick<RotateResult, 'accounts' | 'triggers' | 'hooks' 
 
 /** What a rotation needs of the database beneath a store, beyond the Store contract. */
 export interface Rekeying {
-  /** True while a server holds the runner lease on this store. */
-  runnerLeaseHeld(): Promise<boolean>;
+  /** True while a server using this store keeps its presence lease (INSTANCE_LEASE_PREFIX) renewed. */
+  serverRunning(): Promise<boolean>;
   /** In one transaction: every secret re-encrypted from `from` to `to`, the sales cache dropped, the key check replaced. */
   reencrypt(from: Buffer, to: Buffer): Promise<RotateCounts>;
   close(): Promise<void>;
@@ -83,9 +84,9 @@ export async function rotateSecrets(o: RotateOptions): Promise<RotateResult> {
   }
   try {
     const current = loadKey({ dataDir: o.dataDir, secretKey: o.secretKey, createKeyFile: false });
-    if (!o.force && (await store.runnerLeaseHeld())) {
+    if (!o.force && (await store.serverRunning())) {
       throw new InputError(
-        'A Switchboard server is running on this store (it holds the runner lease). Stop every `switchboard serve` using it, ' +
+        'A Switchboard server is running on this store (it renewed its presence in the last 20 s). Stop every `switchboard serve` using it, ' +
           'then run this again; a server left running could not read the secrets after the rotation. Nothing was changed.',
       );
     }
@@ -138,8 +139,8 @@ async function openSqliteRekeying(o: RotateOptions): Promise<Rekeying> {
 
 function sqliteRekeying(db: Database.Database): Omit<Rekeying, 'close'> {
   return {
-    async runnerLeaseHeld() {
-      return db.prepare("SELECT 1 FROM leases WHERE name = 'runner' AND expires_at > ?").get(Date.now()) !== undefined;
+    async serverRunning() {
+      return db.prepare('SELECT 1 FROM leases WHERE name LIKE ? AND expires_at > ?').get(`${INSTANCE_LEASE_PREFIX}%`, Date.now()) !== undefined;
     },
     async reencrypt(from, to) {
       // Old ciphertext and dropped rows are overwritten with zeros rather than left in free pages.

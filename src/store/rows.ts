@@ -1,4 +1,5 @@
-import type { Account, AccountStatus, Hook, Provider, Trigger, TriggerEvent } from './types.js';
+import { decryptSecret } from './crypto.js';
+import type { Account, AccountStatus, Delivery, Hook, Provider, Trigger, TriggerEvent } from './types.js';
 
 /*
  * The rows both adapters read, and the one way each becomes what the Store contract returns. JSON columns come as
@@ -121,5 +122,19 @@ export function toHook(row: HookRow): Hook {
     remoteId: row.remote_id,
     events: JSON.parse(row.events_json),
     createdAt: row.created_at,
+  };
+}
+
+/** A pending forward with its event and the trigger's encrypted secrets. */
+export type DeliveryRow = EventRow & { delivery_id: number; url: string; attempts: number; give_up_at: number; secret_enc: string | null };
+
+export function toDelivery(row: DeliveryRow, key: Buffer): Delivery {
+  return {
+    id: row.delivery_id,
+    event: toEvent(row),
+    url: row.url,
+    attempts: row.attempts,
+    giveUpAt: row.give_up_at,
+    secret: row.secret_enc ? (JSON.parse(decryptSecret(key, row.secret_enc, row.trigger_id)).forward as string | undefined) : undefined,
   };
 }

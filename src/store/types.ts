@@ -99,7 +99,28 @@ export interface Store {
   events: EventStore;
   hooks: HookStore;
   salesCache: SalesCacheStore;
+  work: WorkStore;
   close(): Promise<void>;
+}
+
+/**
+ * Due polls and due forwards, claimed by whichever instance asks first. A claim is the holder's until `ttlMs` from
+ * the claim or its last renewal, on the store's clock; a holder that stops renewing (killed) frees its work then.
+ */
+/** Each running server keeps a lease named this plus its holder id renewed while it runs. */
+export const INSTANCE_LEASE_PREFIX = 'instance:';
+
+export interface WorkStore {
+  /** Claims up to `limit` triggers of `kinds` whose poll is due and that no live claim holds; returns them as they are now. */
+  claimPolls(holder: string, kinds: string[], limit: number, ttlMs: number): Promise<Trigger[]>;
+  /** Ends `holder`'s claim on the trigger; its next poll is due `delayMs` from now, or at once if one was asked for meanwhile. */
+  finishPoll(triggerId: string, holder: string, delayMs: number): Promise<void>;
+  /** Makes the trigger's poll due now; asked during a poll, one more runs right after it. */
+  pollSoon(triggerId: string): Promise<void>;
+  /** Claims up to `limit` pending forwards whose attempt is due; recordAttempt ends each claim. */
+  claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]>;
+  /** Extends every claim `holder` has to `ttlMs` from now. */
+  renewClaims(holder: string, ttlMs: number): Promise<void>;
 }
 
 /** Successful sales lookups, per account, kind ('person' | 'company') and normalised identifier. */
@@ -224,6 +245,12 @@ export interface ConsumerFailure {
 export interface EventStore {
   /** Events after `cursor`, oldest first; with `payloads: false` each payload is null (the log's tail needs none). */
   after(cursor: number, options: { triggerIds?: string[]; limit: number; payloads?: boolean }): Promise<TriggerEvent[]>;
+  /**
+   * Calls `listener` after events are committed by any instance, when the store can push that (PostgreSQL's
+   * LISTEN/NOTIFY), and once after each reconnect, since commits made while disconnected were not heard.
+   * Resolves to undefined when the store cannot push (SQLite: readers poll), else to a function that stops listening.
+   */
+  watchCommits(listener: () => void): Promise<(() => Promise<void>) | undefined>;
   /** The newest events of a trigger, newest first. */
   latest(triggerId: string, limit: number): Promise<TriggerEvent[]>;
   /** The newest event's id; with `receivedBefore` (ISO 8601), the newest received before then; 0 when there is none. */
@@ -241,10 +268,9 @@ export interface EventStore {
   nextRetry(consumer: string): Promise<TriggerEvent | undefined>;
   /** Removes an event from the consumer's failed list (its retry succeeded). */
   clearFailure(consumer: string, eventId: number): Promise<void>;
-  /** Takes or renews a named lease; true while `holder` holds it. */
+  /** Takes or renews a named lease; true while `holder` holds it. Without `now`, on the store's clock. */
   acquireLease(name: string, holder: string, ttlMs: number, now?: number): Promise<boolean>;
   releaseLease(name: string, holder: string): Promise<void>;
-  dueDeliveries(now: number, limit: number): Promise<Delivery[]>;
   recordAttempt(
     deliveryId: number,
     attempt: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },

@@ -6,8 +6,9 @@ const BATCH = 500;
 export type EventListener = (events: TriggerEvent[]) => void;
 
 /**
- * Every process tails the durable log, so events committed by any process on the same
- * data dir reach this process's clients; a commit in this process is seen at once (poke).
+ * Every process tails the durable log, so events committed by any process on the same store reach this process's
+ * clients: a commit in this process is seen at once (poke), one elsewhere when the store pushes it (PostgreSQL's
+ * LISTEN/NOTIFY), else at the next poll.
  */
 export class EventLog implements EventFeed {
   private readonly listeners = new Set<EventListener>();
@@ -16,16 +17,20 @@ export class EventLog implements EventFeed {
   private reading: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private unwatch: (() => Promise<void>) | undefined;
 
   constructor(
     readonly store: EventStore,
     private readonly pollMs = 250,
+    /** The poll's period when the store pushes commits: only a safety net then. */
+    private readonly pushedPollMs = 5_000,
   ) {}
 
   /** Listeners get the events received from `since` on (from now on without it). */
   async start(since?: Date): Promise<void> {
     this.position = await this.store.lastId(since?.toISOString());
-    this.timer = setInterval(() => this.poke(), this.pollMs);
+    this.unwatch = await this.store.watchCommits(() => void this.poke().catch(() => undefined));
+    this.timer = setInterval(() => void this.poke().catch(() => undefined), this.unwatch ? this.pushedPollMs : this.pollMs);
     this.timer.unref();
   }
 
@@ -33,6 +38,8 @@ export class EventLog implements EventFeed {
     this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
+    void this.unwatch?.().catch(() => undefined);
+    this.unwatch = undefined;
   }
 
   /** The newest event id this process has delivered to its listeners. */

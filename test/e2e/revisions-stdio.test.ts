@@ -6,7 +6,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { connect, REVISIONS, setUp, type Connection, type Revision, type Setup } from './revisions.js';
 import { revisionSuite } from './revisions-suite.js';
 
-// Each client starts `serve` over stdio on a data dir of its own, so each server is its data dir's runner lease
+// Each client starts `serve` over stdio on a data dir of its own, so each server is its data dir's listener lease
 // holder: the process that serves /oauth/callback, without which no sign-in link is offered.
 let sandbox: Sandbox;
 const setups = new Map<Revision, Setup>();

@@ -160,7 +160,7 @@ describe('two servers on one data dir', () => {
     };
     const a = await start();
     const b = await start();
-    const holder = () => (store.db.prepare("SELECT holder FROM leases WHERE name = 'runner'").get() as { holder: string } | undefined)?.holder ?? '';
+    const holder = () => (store.db.prepare("SELECT holder FROM leases WHERE name = 'listener'").get() as { holder: string } | undefined)?.holder ?? '';
     const pidOf = (h: string) => Number(h.split(':')[1]);
     await until(() => [a.transport.pid, b.transport.pid].includes(pidOf(holder())), 10_000, 'a lease holder');
 

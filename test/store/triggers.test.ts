@@ -157,12 +157,12 @@ describe.each(ADAPTERS)('triggers and events on $name', (adapter) => {
     it('queues a delivery per event for a trigger with a forward URL', async () => {
       const t = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {}, forwardUrl: 'http://127.0.0.1:9/x', secrets: { forward: 's3cret-value' } });
       const [e] = await store.triggers.commit(t.id, { events: [ev('1')] });
-      const due = await store.events.dueDeliveries(Date.now() + 1, 10);
+      const due = await store.work.claimDeliveries('test', 10, 60_000);
       expect(due).toHaveLength(1);
       expect(due[0]).toMatchObject({ url: 'http://127.0.0.1:9/x', attempts: 0, secret: 's3cret-value' });
       expect(due[0]!.event.id).toBe(e!.id);
       await store.events.recordAttempt(due[0]!.id, { status: 500, error: 'receiver answered 500', durationMs: 3, delivered: false, nextAttemptAt: Date.now() + 60_000 });
-      expect(await store.events.dueDeliveries(Date.now() + 1, 10)).toEqual([]);
+      expect(await store.work.claimDeliveries('test', 10, 60_000)).toEqual([]);
       expect(await store.events.attempts(e!.id)).toMatchObject([{ attempt: 1, status: 500, error: 'receiver answered 500' }]);
     });
   });

@@ -25,6 +25,12 @@ export type Queryable = Sql | Tx;
 export const LOCK_SPACE = 0x73776264;
 export const LOCKS = { migrations: 1, eventLog: 2 } as const;
 
+/** NOTIFY channel of commits to the event log; a notification carries nothing, listeners read the log. */
+export const COMMITS_CHANNEL = 'switchboard_events';
+
+/** The database's clock in epoch milliseconds, so instances whose machine clocks differ agree on expiries. */
+export const NOW_MS = 'floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
 /** A pool of connections to the database at `url`; nothing is sent until the first query. */
 export function connect(url: string): Sql {
   return postgres(url, {

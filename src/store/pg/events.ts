@@ -1,10 +1,8 @@
-import { decryptSecret } from '../crypto.js';
-import type { ConsumerFailure, Delivery, EventStore, TriggerEvent } from '../types.js';
-import type { Queryable, Sql } from './connection.js';
+import type { ConsumerFailure, EventStore, TriggerEvent } from '../types.js';
+import { COMMITS_CHANNEL, type Queryable, type Sql } from './connection.js';
 import { toEvent, type EventRow } from '../rows.js';
 
 type FailureRow = EventRow & { consumer: string; attempts: number; last_error: string; failed_at: string; retry_requested_at: string | null };
-type DueRow = EventRow & { delivery_id: number; url: string; attempts: number; give_up_at: number; secret_enc: string | null };
 
 export class PgEventStore implements EventStore {
   constructor(
@@ -23,6 +21,12 @@ export class PgEventStore implements EventStore {
       WHERE id > ${cursor} ${ids ? this.sql`AND trigger_id = ANY(${ids}::text[])` : this.sql``}
       ORDER BY id LIMIT ${options.limit}`;
     return rows.map(toEvent);
+  }
+
+  /** Every commit that appends to the log notifies (lockEventLog); postgres.js listens again after a reconnect and calls onlisten then. */
+  async watchCommits(listener: () => void): Promise<() => Promise<void>> {
+    const { unlisten } = await this.sql.listen(COMMITS_CHANNEL, () => listener(), () => listener());
+    return unlisten;
   }
 
   async latest(triggerId: string, limit: number): Promise<TriggerEvent[]> {
@@ -116,21 +120,6 @@ export class PgEventStore implements EventStore {
     await this.sql`DELETE FROM leases WHERE name = ${name} AND holder = ${holder}`;
   }
 
-  async dueDeliveries(now: number, limit: number): Promise<Delivery[]> {
-    const rows = await this.sql<DueRow[]>`
-      SELECT d.id AS delivery_id, d.url, d.attempts, d.give_up_at, t.secret_enc, e.*
-      FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN triggers t ON t.id = d.trigger_id
-      WHERE d.state = 'pending' AND d.next_attempt_at <= ${now} ORDER BY d.next_attempt_at, d.id LIMIT ${limit}`;
-    return rows.map((r) => ({
-      id: r.delivery_id,
-      event: toEvent(r),
-      url: r.url,
-      attempts: r.attempts,
-      giveUpAt: r.give_up_at,
-      secret: r.secret_enc ? (JSON.parse(decryptSecret(this.key, r.secret_enc, r.trigger_id)).forward as string | undefined) : undefined,
-    }));
-  }
-
   async recordAttempt(
     deliveryId: number,
     a: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
@@ -144,7 +133,7 @@ export class PgEventStore implements EventStore {
       const state = a.delivered ? 'delivered' : a.nextAttemptAt === null ? 'failed' : 'pending';
       await tx`
         UPDATE deliveries SET state = ${state}, next_attempt_at = COALESCE(${a.nextAttemptAt}::bigint, next_attempt_at),
-          last_status = ${a.status ?? null}, last_error = ${a.error ?? null}
+          last_status = ${a.status ?? null}, last_error = ${a.error ?? null}, claimed_by = NULL, claimed_until = NULL
         WHERE id = ${deliveryId}`;
     });
   }

@@ -9,6 +9,7 @@ import { PgHookStore } from './hooks.js';
 import { migrate } from './migrations.js';
 import { pgSalesCache } from './sales-cache.js';
 import { PgTriggerStore } from './triggers.js';
+import { PgWorkStore } from './work.js';
 
 export interface PgStoreOptions {
   databaseUrl: string;
@@ -34,6 +35,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
       events: new PgEventStore(sql, key),
       hooks: new PgHookStore(sql, key, guard),
       salesCache: pgSalesCache(sql, key, guard),
+      work: new PgWorkStore(sql, key),
       async close() {
         await sql.end({ timeout: 5 });
       },

@@ -134,6 +134,18 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    sql: `
+      ALTER TABLE triggers ADD COLUMN next_poll_at bigint;
+      ALTER TABLE triggers ADD COLUMN poll_again boolean NOT NULL DEFAULT false;
+      ALTER TABLE triggers ADD COLUMN claimed_by text;
+      ALTER TABLE triggers ADD COLUMN claimed_until bigint;
+      ALTER TABLE deliveries ADD COLUMN claimed_by text;
+      ALTER TABLE deliveries ADD COLUMN claimed_until bigint;
+      CREATE INDEX deliveries_claimed ON deliveries (claimed_by) WHERE claimed_by IS NOT NULL;
+    `,
+  },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { InputError } from '../../errors.js';
+import { INSTANCE_LEASE_PREFIX } from '../types.js';
 import { newKeyCheck, reencryptSecret, SECRET_TABLES, type Rekeying, type RotateCounts } from '../rotate.js';
-import { connect, connectionError, displayUrl } from './connection.js';
+import { connect, connectionError, displayUrl, NOW_MS } from './connection.js';
 import { openPgStore, type PgStoreOptions } from './index.js';
 
 /** `secrets rotate` on a PostgreSQL store: the current key is proven by opening the store first. */
@@ -20,8 +21,8 @@ export async function openPgRekeying(options: PgStoreOptions): Promise<Rekeying>
     throw connectionError(error, options.databaseUrl);
   }
   return {
-    async runnerLeaseHeld() {
-      const rows = await sql`SELECT 1 FROM leases WHERE name = 'runner' AND expires_at > floor(extract(epoch FROM clock_timestamp()) * 1000)`;
+    async serverRunning() {
+      const rows = await sql`SELECT 1 FROM leases WHERE name LIKE ${INSTANCE_LEASE_PREFIX + '%'} AND expires_at > ${sql.unsafe(NOW_MS)}`;
       return rows.length > 0;
     },
     async reencrypt(from, to) {

@@ -3,15 +3,16 @@ import { decryptSecret, encryptSecret } from '../crypto.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
 import { FORWARD_WINDOW_MS } from '../triggers.js';
 import { newTriggerId, type CommitInput, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
-import { LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';
+import { COMMITS_CHANNEL, LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';
 
 /**
  * Appending to the event log takes the log's lock, held until the transaction ends: ids are handed out in the
  * order transactions commit. Without it, a transaction that drew id 1 could commit after one that drew id 2, and
- * a reader that had already moved its cursor to 2 would never see 1.
+ * a reader that had already moved its cursor to 2 would never see 1. The notification goes out at commit, to
+ * every instance listening (watchCommits).
  */
 export async function lockEventLog(tx: Tx): Promise<void> {
-  await tx`SELECT pg_advisory_xact_lock(${LOCK_SPACE}, ${LOCKS.eventLog})`;
+  await tx`SELECT pg_advisory_xact_lock(${LOCK_SPACE}, ${LOCKS.eventLog}), pg_notify(${COMMITS_CHANNEL}, '')`;
 }
 
 export class PgTriggerStore implements TriggerStore {

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from './log.js';
+import type { Store } from './store/types.js';
+
+/** Over stdio, the process holding this serves HTTP for every process on its data dir. */
+export const LISTENER_LEASE = 'listener';
+
+export interface KeptLease {
+  readonly holder: string;
+  readonly held: boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * Holds the named lease whenever no other process does, renewing it every third of its lifetime; `onChange` hears
+ * when it is taken or lost. A holder that dies without releasing it frees it after `ttlMs`.
+ */
+export async function keepLease(
+  store: Store,
+  name: string,
+  o: { logger: Logger; onChange: (held: boolean) => Promise<void>; ttlMs?: number; tickMs?: number },
+): Promise<KeptLease> {
+  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const ttl = o.ttlMs ?? 15_000;
+  let held = false;
+  let lastRenew = 0;
+  let checking: Promise<void> | undefined;
+  const check = () =>
+    (checking ??= (async () => {
+      try {
+        const now = Date.now();
+        if (held && now - lastRenew < ttl / 3) return;
+        const holds = await store.events.acquireLease(name, holder, ttl);
+        lastRenew = now;
+        if (holds === held) return;
+        held = holds;
+        o.logger.info(holds ? 'lease taken' : 'lease lost', { lease: name, holder });
+        await o.onChange(holds);
+      } catch (error) {
+        o.logger.error('lease check failed', { lease: name, message: (error as Error).message });
+      }
+    })().finally(() => (checking = undefined)));
+  await check();
+  const timer = setInterval(() => void check(), o.tickMs ?? 1_000);
+  return {
+    holder,
+    get held() {
+      return held;
+    },
+    async stop() {
+      clearInterval(timer);
+      await checking;
+      if (!held) return;
+      held = false;
+      await o.onChange(false).catch(() => undefined);
+      await store.events.releaseLease(name, holder).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { toDelivery, toTrigger, type DeliveryRow, type TriggerRow } from '../rows.js';
+import type { Delivery, Trigger, WorkStore } from '../types.js';
+import { NOW_MS, type Sql } from './connection.js';
+
+/**
+ * Claims with FOR UPDATE SKIP LOCKED: instances claiming at the same moment each take rows the others have not
+ * locked, instead of queueing behind each other. Every time here is the database's clock.
+ */
+export class PgWorkStore implements WorkStore {
+  private readonly now: ReturnType<Sql['unsafe']>;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly key: Buffer,
+  ) {
+    this.now = sql.unsafe(NOW_MS);
+  }
+
+  async claimPolls(holder: string, kinds: string[], limit: number, ttlMs: number): Promise<Trigger[]> {
+    const rows = await this.sql<TriggerRow[]>`
+      WITH due AS (
+        SELECT id FROM triggers
+        WHERE kind = ANY(${kinds}::text[]) AND COALESCE(next_poll_at, 0) <= ${this.now} AND COALESCE(claimed_until, 0) < ${this.now}
+        ORDER BY COALESCE(next_poll_at, 0), seq LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+      UPDATE triggers t SET claimed_by = ${holder}, claimed_until = ${this.now} + ${ttlMs}, poll_again = false
+      FROM due WHERE t.id = due.id
+      RETURNING t.*`;
+    return rows.map(toTrigger);
+  }
+
+  async finishPoll(triggerId: string, holder: string, delayMs: number): Promise<void> {
+    await this.sql`
+      UPDATE triggers SET next_poll_at = CASE WHEN poll_again THEN 0 ELSE ${this.now} + ${delayMs} END,
+        poll_again = false, claimed_by = NULL, claimed_until = NULL
+      WHERE id = ${triggerId} AND claimed_by = ${holder}`;
+  }
+
+  async pollSoon(triggerId: string): Promise<void> {
+    await this.sql`UPDATE triggers SET next_poll_at = 0, poll_again = claimed_by IS NOT NULL WHERE id = ${triggerId}`;
+  }
+
+  async claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]> {
+    const rows = await this.sql<DeliveryRow[]>`
+      WITH due AS (
+        SELECT id FROM deliveries
+        -- An attempt's due time was set on the clock of the process that wrote it; claims use the database's.
+        WHERE state = 'pending' AND next_attempt_at <= ${Date.now()} AND COALESCE(claimed_until, 0) < ${this.now}
+        ORDER BY next_attempt_at, id LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED),
+      claimed AS (
+        UPDATE deliveries d SET claimed_by = ${holder}, claimed_until = ${this.now} + ${ttlMs}
+        FROM due WHERE d.id = due.id
+        RETURNING d.*)
+      SELECT c.id AS delivery_id, c.url, c.attempts, c.give_up_at, t.secret_enc, e.*
+      FROM claimed c JOIN events e ON e.id = c.event_id LEFT JOIN triggers t ON t.id = c.trigger_id
+      ORDER BY c.next_attempt_at, c.id`;
+    return rows.map((row) => toDelivery(row, this.key));
+  }
+
+  async renewClaims(holder: string, ttlMs: number): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      await tx`UPDATE triggers SET claimed_until = ${this.now} + ${ttlMs} WHERE claimed_by = ${holder}`;
+      await tx`UPDATE deliveries SET claimed_until = ${this.now} + ${ttlMs} WHERE claimed_by = ${holder}`;
+    });
+  }
+}

@@ -1,0 +1,71 @@
+import type Database from 'better-sqlite3';
+import { toDelivery, toTrigger, type DeliveryRow, type TriggerRow } from './rows.js';
+import type { Delivery, Trigger, WorkStore } from './types.js';
+
+/** Claims in one SQLite file: each claim is one immediate transaction, so two processes never take the same work. */
+export class SqliteWorkStore implements WorkStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly key: Buffer,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async claimPolls(holder: string, kinds: string[], limit: number, ttlMs: number): Promise<Trigger[]> {
+    const now = this.clock();
+    const rows = this.db
+      .prepare(
+        `UPDATE triggers SET claimed_by = @holder, claimed_until = @until, poll_again = 0
+         WHERE id IN (
+           SELECT id FROM triggers
+           WHERE kind IN (SELECT value FROM json_each(@kinds)) AND COALESCE(next_poll_at, 0) <= @now AND COALESCE(claimed_until, 0) < @now
+           ORDER BY COALESCE(next_poll_at, 0), rowid LIMIT @limit)
+         RETURNING *`,
+      )
+      .all({ holder, until: now + ttlMs, kinds: JSON.stringify(kinds), now, limit }) as TriggerRow[];
+    return rows.map(toTrigger);
+  }
+
+  async finishPoll(triggerId: string, holder: string, delayMs: number): Promise<void> {
+    this.db
+      .prepare(
+        `UPDATE triggers SET next_poll_at = CASE WHEN poll_again THEN 0 ELSE ? END, poll_again = 0, claimed_by = NULL, claimed_until = NULL
+         WHERE id = ? AND claimed_by = ?`,
+      )
+      .run(this.clock() + delayMs, triggerId, holder);
+  }
+
+  async pollSoon(triggerId: string): Promise<void> {
+    this.db.prepare('UPDATE triggers SET next_poll_at = 0, poll_again = claimed_by IS NOT NULL WHERE id = ?').run(triggerId);
+  }
+
+  async claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]> {
+    const now = this.clock();
+    const claim = this.db.transaction(() => {
+      const ids = this.db
+        .prepare(
+          `UPDATE deliveries SET claimed_by = @holder, claimed_until = @until
+           WHERE id IN (
+             SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= @now AND COALESCE(claimed_until, 0) < @now
+             ORDER BY next_attempt_at, id LIMIT @limit)
+           RETURNING id`,
+        )
+        .all({ holder, until: now + ttlMs, now, limit }) as Array<{ id: number }>;
+      return this.db
+        .prepare(
+          `SELECT d.id AS delivery_id, d.url, d.attempts, d.give_up_at, t.secret_enc, e.*
+           FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN triggers t ON t.id = d.trigger_id
+           WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.next_attempt_at, d.id`,
+        )
+        .all(JSON.stringify(ids.map((r) => r.id))) as DeliveryRow[];
+    });
+    return claim.immediate().map((row) => toDelivery(row, this.key));
+  }
+
+  async renewClaims(holder: string, ttlMs: number): Promise<void> {
+    const until = this.clock() + ttlMs;
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE triggers SET claimed_until = ? WHERE claimed_by = ?').run(until, holder);
+      this.db.prepare('UPDATE deliveries SET claimed_until = ? WHERE claimed_by = ?').run(until, holder);
+    })();
+  }
+}
