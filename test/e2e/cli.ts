@@ -80,7 +80,7 @@ export function startUntilReady(
 
 export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
     child.on('exit', (code) => resolve(code));
   });
 }
