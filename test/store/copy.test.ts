@@ -159,6 +159,18 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     expect(await targetRows(target)).toBe(before);
   });
 
+  it('two copies into one database at once: one copies, the other is refused as the database is not empty', async () => {
+    const [first, second] = [await sqlite.location(), await sqlite.location()];
+    await seedSqlite(first);
+    await seedSqlite(second);
+    const target = await postgresAdapter.location();
+    const outcomes = await Promise.allSettled([copyStore(first.dataDir, target.databaseUrl!), copyStore(second.dataDir, target.databaseUrl!)]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason.message).toMatch(/is not empty/);
+    expect(await postgresAdapter.raw(target, 'SELECT count(*)::int AS n FROM accounts')).toEqual([{ n: 2 }]);
+  });
+
   it('refuses a database holding only an event cursor, and takes over a key check left by an instance that opened it empty', async () => {
     const source = await sqlite.location();
     const { ids } = await seedSqlite(source);

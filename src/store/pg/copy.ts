@@ -10,7 +10,8 @@ export async function copyInto(url: string, source: CopySource): Promise<{ to: s
   try {
     const { to: schema } = await migrate(sql);
     const counts = await sql.begin(async (tx) => {
-      // A second copy into the same database waits here for the first, then finds its rows and is refused.
+      // An instance on the empty database adds no account meanwhile, and appends no event; a second copy waits
+      // here for the first, then finds its rows and is refused.
       await tx`LOCK TABLE accounts IN SHARE ROW EXCLUSIVE MODE`;
       await lockEventLog(tx);
       await refuseUnlessEmpty(tx, url, source.tables);
