@@ -132,7 +132,22 @@ function buildProgram(): Command {
         );
       });
     });
+  dbCommand(program.command('db').description("The store's database: bring its schema up to date, or move a SQLite store into PostgreSQL."));
   return program;
+}
+
+function dbCommand(db: Command): void {
+  withStore(db.command('migrate'))
+    .description("Apply the store's pending schema migrations once (safe while other instances do the same) and say what was done.")
+    .addHelpText('after', examples('switchboard db migrate', 'SWITCHBOARD_DATABASE_URL=postgres://USER:PASSWORD@HOST:5432/DATABASE switchboard db migrate'))
+    .action(async (opts) => print(await (await import('./db-commands.js')).migrateCommand(configOf(opts))));
+
+  db.command('copy')
+    .description("Copy the data dir's SQLite store (accounts, triggers, events, cursors, pending deliveries) into an empty PostgreSQL database, in one transaction.")
+    .requiredOption('--to <url>', 'the PostgreSQL database: postgres://USER@HOST:5432/DATABASE (PGPASSWORD keeps the password out of the process list)')
+    .option('--data-dir <dir>', 'the data directory of the SQLite store to copy (env SWITCHBOARD_DATA_DIR)')
+    .addHelpText('after', `\nSecrets stay encrypted: every instance on the PostgreSQL store needs the key of this data dir.${examples('PGPASSWORD=... switchboard db copy --to postgres://switchboard@db.internal:5432/switchboard')}`)
+    .action(async (opts) => print(await (await import('./db-commands.js')).copyCommand(configOf(opts), opts.to)));
 }
 
 function accountsCommand(accounts: Command): void {
@@ -316,10 +331,13 @@ function triggersCommand(triggers: Command): void {
 }
 
 function withCommon(command: Command): Command {
+  return withStore(command).option('--sandbox', 'use the local stand-in providers and the sandbox store (those of a running serve --sandbox when there is one)');
+}
+
+function withStore(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'where the store lives (env SWITCHBOARD_DATA_DIR; default: the platform\'s data folder)')
-    .option('--database-url <url>', 'keep the store in this PostgreSQL database, shared by every instance given it (env SWITCHBOARD_DATABASE_URL, which keeps the password out of the process list)')
-    .option('--sandbox', 'use the local stand-in providers and the sandbox store (those of a running serve --sandbox when there is one)');
+    .option('--database-url <url>', 'keep the store in this PostgreSQL database, shared by every instance given it (env SWITCHBOARD_DATABASE_URL, which keeps the password out of the process list)');
 }
 
 /** Commander's camelCase options as the kebab-case flags loadConfig reads. */

@@ -87,7 +87,7 @@ export function damagedStoreError(error: unknown, dbFile: string): InputError | 
 }
 
 /** The data directory cannot hold the store: why, and how to choose one that can. */
-function dataDirError(error: NodeJS.ErrnoException, dataDir: string): Error {
+export function dataDirError(error: NodeJS.ErrnoException, dataDir: string): Error {
   const elsewhere = 'choose another directory with --data-dir DIR (or SWITCHBOARD_DATA_DIR)';
   const reasons: Record<string, string> = {
     EACCES: `this user may not read and write it (EACCES). Give it access (chmod u+rwx), or ${elsewhere}`,

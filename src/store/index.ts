@@ -1,4 +1,6 @@
 export { openStore, DB_FILE_NAME, type OpenStoreOptions, type SqliteStore } from './db.js';
 export { MIGRATIONS, runMigrations, type Migration } from './migrations.js';
 export { rotateSecrets } from './rotate.js';
+export { migrateStore, type MigrateResult } from './schema.js';
+export { copyStore, COPIED_TABLES, SKIPPED_TABLES, type CopiedTable, type CopyResult } from './copy.js';
 export * from './types.js';

@@ -56,7 +56,7 @@ function finishInterruptedRotation(loaded: LoadedKey, check: string): LoadedKey 
   return { ...loaded, key: next };
 }
 
-function keyMismatchMessage(loaded: LoadedKey, where: string): string {
+export function keyMismatchMessage(loaded: LoadedKey, where: string): string {
   const head = `The secret key does not match the one the stored secrets in ${where} were encrypted with. Nothing was changed.`;
   return loaded.source === 'secretKey'
     ? `${head} Set SWITCHBOARD_SECRET_KEY to the key used before, or unset it if they were encrypted with the key file ${loaded.keyFile}.`

@@ -36,6 +36,8 @@ const COMMANDS: Array<{ path: string[]; flags: string[] }> = [
   { path: ['events', 'failed'], flags: ['--consumer', '--json'] },
   { path: ['events', 'retry'], flags: ['--all', '--consumer'] },
   { path: ['secrets', 'rotate'], flags: ['--force'] },
+  { path: ['db', 'migrate'], flags: ['--data-dir', '--database-url'] },
+  { path: ['db', 'copy'], flags: ['--to', '--data-dir'] },
 ];
 
 describe('help', () => {

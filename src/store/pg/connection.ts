@@ -76,12 +76,10 @@ const REASONS: Record<string, string> = {
 };
 
 /** A failure to reach or set up the database, as a message that names the setting and the fix (never the password). */
-export function connectionError(error: unknown, url: string): Error {
+export function connectionError(error: unknown, url: string, setting: 'database-url' | 'to' = 'database-url'): Error {
   const code = (error as { code?: unknown })?.code;
   const reason = typeof code === 'string' ? REASONS[code] : undefined;
   if (!reason) return error as Error;
-  return new InputError(
-    `Cannot use the PostgreSQL database ${displayUrl(url)}: ${reason} (${code}). ` + 'It is set by SWITCHBOARD_DATABASE_URL or --database-url.',
-    'database-url',
-  );
+  const setBy = setting === 'to' ? 'It is given by --to.' : 'It is set by SWITCHBOARD_DATABASE_URL or --database-url.';
+  return new InputError(`Cannot use the PostgreSQL database ${displayUrl(url)}: ${reason} (${code}). ${setBy}`, setting);
 }

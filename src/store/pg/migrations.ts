@@ -1,6 +1,6 @@
 import { InputError } from '../../errors.js';
 import { assertMigrationsOrdered } from '../migrations.js';
-import { LOCK_SPACE, LOCKS, type Sql } from './connection.js';
+import { connect, connectionError, displayUrl, LOCK_SPACE, LOCKS, type Sql } from './connection.js';
 
 export interface PgMigration {
   version: number;
@@ -173,4 +173,16 @@ export async function migrate(sql: Sql, migrations: readonly PgMigration[] = PG_
     }
     return { from: current, to: newest };
   });
+}
+
+/** `switchboard db migrate` on a PostgreSQL store: its own connection, closed when done. */
+export async function migrateDatabase(url: string): Promise<{ store: string; from: number; to: number }> {
+  const sql = connect(url);
+  try {
+    return { store: `PostgreSQL ${displayUrl(url)}`, ...(await migrate(sql)) };
+  } catch (error) {
+    throw connectionError(error, url);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }

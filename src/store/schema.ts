@@ -1,0 +1,36 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { damagedStoreError, dataDirError, DB_FILE_NAME, openDatabase } from './db.js';
+import { runMigrations } from './migrations.js';
+
+export interface MigrateResult {
+  /** The store as a person names it: "SQLite <file>", or "PostgreSQL <URL without its password>". */
+  store: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * `switchboard db migrate`: brings the store's schema up to this version's and says from which. Safe when several
+ * run at once: SQLite migrates in an immediate transaction, PostgreSQL under an advisory lock, so one applies each
+ * migration and the others find nothing left to do.
+ */
+export async function migrateStore(options: { dataDir: string; databaseUrl?: string }): Promise<MigrateResult> {
+  if (options.databaseUrl) return (await import('./pg/migrations.js')).migrateDatabase(options.databaseUrl);
+  const dbFile = join(options.dataDir, DB_FILE_NAME);
+  let db: Database.Database;
+  try {
+    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    db = openDatabase(dbFile);
+  } catch (error) {
+    throw damagedStoreError(error, dbFile) ?? dataDirError(error as NodeJS.ErrnoException, options.dataDir);
+  }
+  try {
+    return { store: `SQLite ${dbFile}`, ...runMigrations(db) };
+  } catch (error) {
+    throw damagedStoreError(error, dbFile) ?? error;
+  } finally {
+    db.close();
+  }
+}
