@@ -6,6 +6,7 @@ import { loadKey, type KeySource } from './crypto.js';
 import { damagedStoreError, DB_FILE_NAME } from './db.js';
 import { keyMatches, keyMismatchMessage } from './key-check.js';
 import { MIGRATIONS } from './migrations.js';
+import { INSTANCE_LEASE_PREFIX } from './types.js';
 
 /** One table as `db copy` moves it: its columns, named alike in both adapters. */
 export interface CopiedTable {
@@ -32,13 +33,15 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   },
   {
     name: 'triggers',
-    columns: ['id', 'kind', 'account_id', 'config_json', 'status', 'forward_url', 'secret_enc', 'provider_refs_json', 'state_json', 'fired', 'skipped', 'errors', 'last_event_at', 'last_error', 'created_at'],
+    columns: ['id', 'kind', 'account_id', 'config_json', 'status', 'forward_url', 'secret_enc', 'provider_refs_json', 'state_json', 'fired', 'skipped', 'errors', 'last_event_at', 'last_error', 'created_at',
+      'next_poll_at', 'poll_again', 'claimed_by', 'claimed_until'],
+    booleans: ['poll_again'],
   },
   { name: 'hooks', columns: ['id', 'provider', 'account_id', 'target', 'remote_id', 'events_json', 'secret_enc', 'created_at'] },
   { name: 'events', columns: ['id', 'trigger_id', 'kind', 'dedupe_key', 'occurred_at', 'received_at', 'summary', 'payload_json'], identity: true },
   { name: 'consumers', columns: ['name', 'cursor', 'updated_at'] },
   { name: 'consumer_failures', columns: ['consumer', 'event_id', 'attempts', 'last_error', 'failed_at', 'retry_requested_at'] },
-  { name: 'deliveries', columns: ['id', 'event_id', 'trigger_id', 'url', 'state', 'attempts', 'next_attempt_at', 'give_up_at', 'last_status', 'last_error'], identity: true },
+  { name: 'deliveries', columns: ['id', 'event_id', 'trigger_id', 'url', 'state', 'attempts', 'next_attempt_at', 'give_up_at', 'last_status', 'last_error', 'claimed_by', 'claimed_until'], identity: true },
   { name: 'delivery_attempts', columns: ['id', 'delivery_id', 'attempt', 'at', 'status', 'error', 'duration_ms'], identity: true },
   { name: 'sales_cache', columns: ['account_id', 'kind', 'key_hash', 'result_enc', 'created_at'] },
 ];
@@ -127,9 +130,9 @@ function checkSchema(db: Database.Database, dbFile: string, dataDir: string): vo
 }
 
 function checkNoServer(db: Database.Database, dataDir: string): void {
-  if (db.prepare("SELECT 1 FROM leases WHERE name = 'runner' AND expires_at > ?").get(Date.now()) === undefined) return;
+  if (db.prepare('SELECT 1 FROM leases WHERE name LIKE ? AND expires_at > ?').get(`${INSTANCE_LEASE_PREFIX}%`, Date.now()) === undefined) return;
   throw new InputError(
-    `A Switchboard server is running on the store in ${dataDir} (it holds the runner lease): stop every switchboard serve using it, ` +
+    `A Switchboard server is running on the store in ${dataDir} (it renewed its presence in the last 20 s): stop every switchboard serve using it, ` +
       'then copy again, so that no event arrives after the copy is taken. Nothing was copied.',
     'data-dir',
   );

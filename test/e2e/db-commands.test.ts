@@ -9,6 +9,9 @@ import { DB_FILE_NAME, MIGRATIONS, openStore } from '../../src/store/index.js';
 import { freePort } from '../pg-global.js';
 import { connect, freshDatabase } from '../pg.js';
 import { CLI, runCli, type CliResult } from './cli.js';
+import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+
+const PG_NEWEST = PG_MIGRATIONS.at(-1)!.version;
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -59,7 +62,7 @@ describe('switchboard db copy', () => {
     const dataDir = await seededDataDir();
     const r = await runCli(['db', 'copy', '--to', url], { env: { SWITCHBOARD_DATA_DIR: dataDir } });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Copied the SQLite store .*switchboard\.db into PostgreSQL postgres:\/\/switchboard:\*\*\*@127\.0\.0\.1:\d+\/sb_\w+ \(schema 1\), in one transaction:\n/);
+    expect(r.stdout).toMatch(new RegExp(`^Copied the SQLite store .*switchboard\\.db into PostgreSQL postgres://switchboard:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/sb_\\w+ \\(schema ${PG_NEWEST}\\), in one transaction:\n`));
     expect(r.stdout).toMatch(/^ {2}accounts +2$/m);
     expect(r.stdout).toMatch(/^ {2}triggers +1$/m);
     expect(r.stdout).toMatch(/^ {2}events +3$/m);
@@ -132,14 +135,14 @@ describe('switchboard db migrate', () => {
     const outputs = await migrateTogether({ SWITCHBOARD_DATABASE_URL: url, SWITCHBOARD_DATA_DIR: tempDir() });
     const shown = new URL(url);
     shown.password = '***';
-    expect(outputs).toEqual([...Array(3).fill(`PostgreSQL ${shown}: already at schema 1; nothing to do.\n`), `PostgreSQL ${shown}: schema 0 → 1.\n`]);
+    expect(outputs).toEqual([...Array(3).fill(`PostgreSQL ${shown}: already at schema ${PG_NEWEST}; nothing to do.\n`), `PostgreSQL ${shown}: schema 0 → ${PG_NEWEST}.\n`]);
     expect(outputs.join('')).not.toContain(password);
     const sql = connect(url);
     cleanups.push(() => sql.end());
-    expect(await sql`SELECT version FROM schema_migrations`).toEqual([{ version: 1 }]);
+    expect(await sql`SELECT version FROM schema_migrations`).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version })));
 
     const byFlag = await runCli(['db', 'migrate', '--database-url', url], { env: { SWITCHBOARD_DATA_DIR: tempDir() } });
-    expect(byFlag.stdout).toBe(`PostgreSQL ${shown}: already at schema 1; nothing to do.\n`);
+    expect(byFlag.stdout).toBe(`PostgreSQL ${shown}: already at schema ${PG_NEWEST}; nothing to do.\n`);
   });
 
   it('SQLite: several at once on a new data dir apply the schema once', async () => {
@@ -160,7 +163,7 @@ describe('switchboard db migrate', () => {
     cleanups.push(() => sql.end());
     await sql`INSERT INTO schema_migrations (version) VALUES (99)`;
     const pg = await runCli(['db', 'migrate'], { env: { SWITCHBOARD_DATABASE_URL: url, SWITCHBOARD_DATA_DIR: tempDir() } });
-    expectOneLineError(pg, /written by a newer Switchboard \(schema 99, this one knows 1\); upgrade Switchboard or use another database/, password);
+    expectOneLineError(pg, new RegExp(`written by a newer Switchboard \\(schema 99, this one knows ${PG_NEWEST}\\); upgrade Switchboard or use another database`), password);
 
     const dataDir = tempDir();
     expect((await runCli(['db', 'migrate'], { env: { SWITCHBOARD_DATA_DIR: dataDir } })).code).toBe(0);
@@ -217,6 +220,6 @@ describe('README: Moving to PostgreSQL', () => {
     }
     expect(outputs.join('')).toMatch(/Copied the SQLite store/);
     expect(outputs.join('')).toMatch(/github +pat/);
-    expect(outputs.join('')).toMatch(/already at schema 1/);
+    expect(outputs.join('')).toMatch(new RegExp(`already at schema ${PG_NEWEST}`));
   });
 });

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { COPIED_TABLES, copyStore, DB_FILE_NAME, openStore, SKIPPED_TABLES, type Store } from '../../src/store/index.js';
+import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { cleanUp, openAt, postgresAdapter, sqlite, type StoreLocation } from './adapters.js';
 
 afterEach(cleanUp);
@@ -40,7 +41,7 @@ async function seedSqlite(location: StoreLocation) {
   await store.triggers.update(forwarded.id, { providerRefs: { hookId: hook.id } });
   await store.triggers.commit(forwarded.id, { events: [ev('i1'), ev('i2'), ev('i3')] });
   await store.triggers.commit(mail.id, { events: [ev('m1'), ev('m2')], state: { deltaLink: 'https://graph/delta?token=2' }, error: 'throttled once' });
-  const [delivery] = await store.events.dueDeliveries(FAR_FUTURE, 1);
+  const [delivery] = await store.work.claimDeliveries('seed', 1, 60_000);
   await store.events.recordAttempt(delivery!.id, { status: 502, error: 'bad gateway', durationMs: 12, nextAttemptAt: FAR_FUTURE - 1, delivered: false });
   await store.events.setCursor('tail-a', 3);
   await store.events.setCursor('tail-b', 4);
@@ -57,8 +58,10 @@ async function seedSqlite(location: StoreLocation) {
 
 type Ids = Awaited<ReturnType<typeof seedSqlite>>['ids'];
 
-/** Everything the store contract reads back, secrets decrypted. */
-async function readBack(store: Store, ids: Ids) {
+const DELIVERIES = 'SELECT id, event_id, trigger_id, url, state, attempts, next_attempt_at, give_up_at, last_status, last_error FROM deliveries ORDER BY id';
+
+/** Everything the store contract reads back, secrets decrypted, and the forwards waiting (which the contract only claims). */
+async function readBack(store: Store, ids: Ids, deliveries: () => Promise<Record<string, unknown>[]>) {
   const events = await store.events.after(0, { limit: 100 });
   return {
     accounts: await store.accounts.list(),
@@ -73,7 +76,7 @@ async function readBack(store: Store, ids: Ids) {
     lastId: await store.events.lastId(),
     cursors: [await store.events.cursor('tail-a'), await store.events.cursor('tail-b')],
     failures: await store.events.failures(),
-    deliveries: await store.events.dueDeliveries(FAR_FUTURE, 10),
+    deliveries: await deliveries(),
     attempts: await Promise.all(events.map((e) => store.events.attempts(e.id))),
     salesCache: [...(await store.salesCache.get(ids.github, 'person', ['ada@example.com'], '2026-01-01T00:00:00.000Z'))],
   };
@@ -104,11 +107,11 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     const sqliteFile = join(source.dataDir, DB_FILE_NAME);
     const before = fileHash(sqliteFile);
     const sqliteStore = await openStore(source);
-    const expected = await readBack(sqliteStore, ids);
+    const expected = await readBack(sqliteStore, ids, () => sqlite.raw(source, DELIVERIES));
     await sqliteStore.close();
 
     const result = await copyStore(source.dataDir, target.databaseUrl!);
-    expect(result).toMatchObject({ from: sqliteFile, schema: 1, key: { source: 'keyFile', keyFile: join(source.dataDir, 'secret.key') } });
+    expect(result).toMatchObject({ from: sqliteFile, schema: PG_MIGRATIONS.at(-1)!.version, key: { source: 'keyFile', keyFile: join(source.dataDir, 'secret.key') } });
     expect(result.counts).toEqual({
       meta: 1,
       accounts: 2,
@@ -125,7 +128,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     expect(fileHash(sqliteFile)).toBe(before);
 
     const pg = await openAt(target);
-    const copied = await readBack(pg, ids);
+    const copied = await readBack(pg, ids, () => postgresAdapter.raw(target, DELIVERIES));
     expect(copied).toEqual(expected);
     expect(copied.github.secret).toEqual({ kind: 'token', token: 'ghp_copy_token_0001' });
     expect(copied.outlook.secret).toEqual({ kind: 'oauth', token: 'EwB-access-0001', refreshToken: 'M.C5-refresh-0001', expiresAt: 1_900_000_000_000 });
@@ -139,7 +142,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     expect(next!.id).toBe(6);
     expect((await pg.events.after(4, { limit: 10 })).map((e) => e.id)).toEqual([6]);
     const [forwarded] = await pg.triggers.commit(ids.forwarded, { events: [ev('after-copy-2')] });
-    const due = await pg.events.dueDeliveries(FAR_FUTURE, 10);
+    const due = await pg.work.claimDeliveries('test', 10, 60_000);
     expect(due.find((d) => d.event.id === forwarded!.id)?.id).toBe(4);
     // Accounts added later list after the copied ones, as they would in SQLite.
     await pg.accounts.add({ provider: 'github', label: 'later', secret: { kind: 'token', token: 'ghp_later' } });
@@ -218,12 +221,12 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     for (const table of COPIED_TABLES) expect(await postgresAdapter.raw(target, `SELECT count(*)::int AS n FROM ${table.name}`)).toEqual([{ n: 0 }]);
   });
 
-  it('refuses while a server holds the runner lease on the source', async () => {
+  it('refuses while a server using the source is running', async () => {
     const source = await sqlite.location();
     const target = await postgresAdapter.location();
     await seedSqlite(source);
     const store = await openAt(source);
-    await store.events.acquireLease('runner', 'serve-1', 60_000);
+    await store.events.acquireLease('instance:serve-1', 'serve-1', 60_000);
     const error = await rejection(copyStore(source.dataDir, target.databaseUrl!));
     expect(error.message).toMatch(/server is running on the store .* stop every switchboard serve/);
     expect(await postgresAdapter.raw(target, "SELECT to_regclass('accounts') IS NULL AS untouched")).toEqual([{ untouched: true }]);
