@@ -9,6 +9,7 @@ import { SqliteHookStore } from './hooks.js';
 import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from './key-check.js';
 import { runMigrations } from './migrations.js';
 import { sqliteSalesCache } from './sales-cache.js';
+import { sqliteContinuations, sqliteSignIns, sqliteWebSessions } from './short-lived.js';
 import { SqliteTriggerStore } from './triggers.js';
 import type { Store } from './types.js';
 
@@ -62,6 +63,9 @@ async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> 
       events: new SqliteEventStore(db, key),
       hooks: new SqliteHookStore(db, key, guard),
       salesCache: sqliteSalesCache(db, key, guard),
+      signIns: sqliteSignIns(db, key, guard),
+      webSessions: sqliteWebSessions(db, key, guard),
+      continuations: sqliteContinuations(db, key, guard),
       async close() {
         if (db.open) db.close();
       },
