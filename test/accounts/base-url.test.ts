@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { accountBaseUrl } from '../../src/accounts/base-url.js';
 import { formatAccounts } from '../../src/accounts/commands.js';
 import { InputError } from '../../src/errors.js';
-import { openStore } from '../../src/store/index.js';
+import { MIGRATIONS, openStore } from '../../src/store/index.js';
 
 /** Checking an account's --base-url, and storing it: a new column that existing stores gain without losing anything. */
 
@@ -97,15 +97,15 @@ describe('the store', () => {
     const first = await openStore({ dataDir, secretKey: 'k' });
     const before = await first.accounts.add({ provider: 'github', label: 'old', identity: 'octo', secret: { kind: 'token', token: 'ghp_old_secret' } });
     await first.close();
-    // What a store of schema 6 looks like: no base_url column yet.
+    // What a store of schema 6 looks like: no base_url column yet, nor the tables of later versions.
     const raw = new Database(join(dataDir, 'switchboard.db'));
-    raw.exec('ALTER TABLE accounts DROP COLUMN base_url');
+    raw.exec('ALTER TABLE accounts DROP COLUMN base_url; DROP TABLE sign_in_states; DROP TABLE web_sessions; DROP TABLE continuations;');
     raw.pragma('user_version = 6');
     raw.close();
 
     const store = await openStore({ dataDir, secretKey: 'k' });
     try {
-      expect(store.db.pragma('user_version', { simple: true })).toBe(7);
+      expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)!.version);
       const { account, secret } = await store.accounts.resolve('github', 'old');
       expect(account).toEqual({ ...before, baseUrl: null });
       expect(secret.token).toBe('ghp_old_secret');
