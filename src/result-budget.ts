@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from './errors.js';
+import type { ContinuationStore } from './store/types.js';
 import { estimateTokens } from './tokens.js';
 import type { CallContext, ResultFitter, Tool } from './tool.js';
 
@@ -19,17 +20,19 @@ interface Part {
 }
 
 interface Entry extends Part {
-  tool: string;
   template: Data;
-  expires: number;
 }
 
 export interface ResultBudgetOptions {
   /** Tokens (o200k_base) one tool result may take; default about 25,000. */
   maxTokens: number;
+  /** Where the rest of a cut result waits for its cursor: the store, so whichever instance gets the cursor serves it. */
+  store: ContinuationStore;
   /** How long the rest of a cut result waits for its cursor. */
   ttlMs?: number;
+  /** How many cut results wait at once, of every session and instance together; the oldest make room. */
   maxEntries?: number;
+  /** Expiry on this clock instead of the store's (tests). */
   clock?: () => number;
 }
 
@@ -40,16 +43,17 @@ export interface ResultBudgetOptions {
  */
 export class ResultBudget implements ResultFitter {
   readonly maxTokens: number;
-  private readonly entries = new Map<string, Entry>();
+  private readonly store: ContinuationStore;
   private readonly ttlMs: number;
   private readonly maxEntries: number;
-  private readonly clock: () => number;
+  private readonly clock?: () => number;
 
   constructor(options: ResultBudgetOptions) {
     this.maxTokens = options.maxTokens;
+    this.store = options.store;
     this.ttlMs = options.ttlMs ?? 15 * 60_000;
     this.maxEntries = options.maxEntries ?? 64;
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock;
   }
 
   /** Runs a tool, or serves the rest of an earlier cut when the arguments carry its cursor. */
@@ -71,7 +75,7 @@ export class ResultBudget implements ResultFitter {
     const keep = Array.isArray(value) ? recordsWithin(value, room) : textWithin(value, room, isBase64(data));
     if (keep >= value.length) return Array.isArray(value) && value.length === 1 ? set(data, path, [shrinkRecord(value[0], room)]) : data;
     const part: Part = { path, rest: value.slice(keep), offset: offset + keep, total: offset + value.length };
-    const cursor = this.remember(tool, template, part);
+    const cursor = await this.remember(tool, template, part);
     const kept = value.slice(0, keep);
     const shown = set(data, path, Array.isArray(kept) && keep === 1 ? [shrinkRecord(kept[0], room)] : kept);
     const unit = Array.isArray(value) ? `records ${offset + 1}-${offset + keep} of ${part.total}` : `characters ${offset + 1}-${offset + keep} of ${part.total}`;
@@ -80,29 +84,23 @@ export class ResultBudget implements ResultFitter {
   }
 
   async resume(tool: string, cursor: string): Promise<Data> {
-    this.sweep();
-    const entry = this.entries.get(cursor);
-    if (!entry || entry.tool !== tool) {
+    const kept = await this.store.take(cursor, tool, this.clock?.());
+    if (kept === undefined) {
       throw new InputError(
         `"cursor": ${JSON.stringify(cursor.slice(0, 40))} is not a cursor of ${tool}'s cut results, or it expired (they are kept ${Math.round(this.ttlMs / 60_000)} minutes); call ${tool} again without it.`,
         'cursor',
       );
     }
-    this.entries.delete(cursor);
+    const entry = JSON.parse(kept) as Entry;
     return this.fit(tool, set(entry.template, entry.path, entry.rest), entry.offset);
   }
 
-  private remember(tool: string, template: Data, part: Part): string {
-    this.sweep();
-    while (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  /** Kept encrypted in the store: a tool result may hold mail or other personal data. */
+  private async remember(tool: string, template: Data, part: Part): Promise<string> {
     const cursor = CUT_PREFIX + randomBytes(12).toString('base64url');
-    this.entries.set(cursor, { ...part, tool, template, expires: this.clock() + this.ttlMs });
+    const entry: Entry = { ...part, template };
+    await this.store.put(cursor, tool, JSON.stringify(entry), { ttlMs: this.ttlMs, max: this.maxEntries, now: this.clock?.() });
     return cursor;
-  }
-
-  private sweep(): void {
-    const now = this.clock();
-    for (const [k, e] of this.entries) if (e.expires <= now) this.entries.delete(k);
   }
 }
 

@@ -96,7 +96,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       dispatcher,
       cache: new ResponseCache(),
       salesCacheDays: config.salesCacheDays,
-      results: new ResultBudget({ maxTokens: config.maxResultTokens }),
+      results: new ResultBudget({ maxTokens: config.maxResultTokens, store: store.continuations }),
       signIn: createSignIn({ store, baseUrls, oauth, dispatcher, redactor }),
       tokens: new TokenRefresher({ store, oauth, redactor, logger }),
       // The process serving HTTP also serves the sign-in callback (the listener lease holder, in stdio mode).

@@ -94,7 +94,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },
     cache: new ResponseCache(),
     tokens: new TokenRefresher({ store, oauth: sandbox.oauthSettings, redactor }),
-    results: new ResultBudget({ maxTokens: options.maxResultTokens ?? 25_000 }),
+    results: new ResultBudget({ maxTokens: options.maxResultTokens ?? 25_000, store: store.continuations }),
   };
   const logger = deps.logger;
   const listener = options.listen

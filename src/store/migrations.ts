@@ -184,6 +184,34 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 8,
+    up(db) {
+      // What any process on the store may be asked to finish (src/store/short-lived.ts); times are epoch milliseconds.
+      db.exec(`
+        CREATE TABLE sign_in_states (
+          state_hash TEXT PRIMARY KEY,
+          data_enc TEXT NOT NULL,
+          expires_at INTEGER NOT NULL
+        );
+        CREATE TABLE web_sessions (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          id_hash TEXT NOT NULL UNIQUE,
+          authed INTEGER NOT NULL,
+          csrf_enc TEXT NOT NULL,
+          flash_enc TEXT,
+          last_seen INTEGER NOT NULL
+        );
+        CREATE INDEX web_sessions_seen ON web_sessions (authed, last_seen);
+        CREATE TABLE continuations (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          id_hash TEXT NOT NULL UNIQUE,
+          tool TEXT NOT NULL,
+          data_enc TEXT NOT NULL,
+          expires_at INTEGER NOT NULL
+        );
+      `);
+    },
+  },  {
     version: 9,
     up(db) {
       // Polls and forwards are claimed by whichever process asks first (WorkStore); a NULL next_poll_at is due now.

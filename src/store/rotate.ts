@@ -62,6 +62,9 @@ export const SECRET_TABLES = [
   ['hooks', 'webhook'],
 ] as const;
 
+/** Waiting sign-ins, web sessions and cut results: minutes or hours of use left, not worth carrying to the new key. */
+export const SHORT_LIVED_TABLES = ['sign_in_states', 'web_sessions', 'continuations'] as const;
+
 export const newKeyCheck = (key: Buffer) => encryptSecret(key, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD);
 
 /**
@@ -69,10 +72,11 @@ export const newKeyCheck = (key: Buffer) => encryptSecret(key, KEY_CHECK_PLAINTE
  * under a new key in one transaction, and drops the sales lookup cache in it: its rows are found by an
  * HMAC of the identifier under the old key, which cannot be recomputed without keeping the identifiers,
  * and a rotation (often after a suspected leak) is a good moment to shed personal data; the cost is that
- * the next lookups are paid again. The current key is proven first (a wrong or missing one changes
- * nothing). A new key file is written aside as secret.key.next before the commit and renamed over
- * secret.key after it, so at every moment one of the two files opens the store (openStore finishes
- * or discards an interrupted swap).
+ * the next lookups are paid again. Sign-ins waiting for their redirect, web sessions and cut results are
+ * dropped too: a sign-in is started again, the page asks to log in again. The current key is proven first
+ * (a wrong or missing one changes nothing). A new key file is written aside as secret.key.next before
+ * the commit and renamed over secret.key after it, so at every moment one of the two files opens the
+ * store (openStore finishes or discards an interrupted swap).
  */
 export async function rotateSecrets(o: RotateOptions): Promise<RotateResult> {
   // Proves the current key (and finishes an interrupted rotation) before anything is written.
@@ -154,6 +158,7 @@ function sqliteRekeying(db: Database.Database): Omit<Rekeying, 'close'> {
             return rows.length;
           });
           const salesCache = db.prepare('DELETE FROM sales_cache').run().changes;
+          for (const table of SHORT_LIVED_TABLES) db.prepare(`DELETE FROM ${table}`).run();
           db.prepare("UPDATE meta SET value = ? WHERE key = 'key_check'").run(newKeyCheck(to));
           return { accounts: accounts!, triggers: triggers!, hooks: hooks!, salesCache };
         })

@@ -50,7 +50,7 @@ ${csrfField(csrf)}
 ${failed ? html`<p class="field-error" id="login-error" role="alert">That token is not right.</p>` : ''}</div>
 <button type="submit">Sign in</button>
 </form>
-<p class="muted">The session lasts until the server restarts or 12 hours without use.</p>
+<p class="muted">The session lasts until you sign out, or 12 hours without use.</p>
 </section>`,
   });
 }

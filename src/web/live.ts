@@ -14,14 +14,14 @@ const HEARTBEAT_MS = 25_000;
  * GET /events/stream: Server-Sent Events with each new event of the log (summary fields, no payload), for the
  * page's list. Same access as the page; `after` (or the browser's Last-Event-ID on reconnect) says where to continue.
  */
-export function eventStreamRoute(w: WebDeps, mayView: (req: IncomingMessage) => boolean): Route {
+export function eventStreamRoute(w: WebDeps, mayView: (req: IncomingMessage) => Promise<boolean>): Route {
   const open = new Set<ServerResponse>();
   return {
     method: 'GET',
     path: '/events/stream',
     public: true,
     async handle(req, res, url) {
-      if (!mayView(req)) return sendText(res, 401, 'Sign in on the Integrations page first.');
+      if (!(await mayView(req))) return sendText(res, 401, 'Sign in on the Integrations page first.');
       const log = w.deps.triggers?.log;
       if (!log) return sendText(res, 503, 'Live events are not available in this process.');
       if (open.size >= MAX_STREAMS) return sendText(res, 503, `Too many open event streams (${MAX_STREAMS}); close other tabs of this page.`);

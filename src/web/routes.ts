@@ -23,19 +23,19 @@ export type { WebDeps } from './actions.js';
  * needs a logged-in session cookie or the bearer token, and every POST needs the session's CSRF token.
  */
 export function webRoutes(w: WebDeps): Route[] {
-  const sessions = new Sessions({ token: w.config.http.token, secure: w.config.http.publicUrl?.startsWith('https:') });
+  const sessions = new Sessions(w.deps.store.webSessions, { token: w.config.http.token, secure: w.config.http.publicUrl?.startsWith('https:') });
   const signIn = serverSignIn(w);
   const web: WebDeps = { ...w, signIn };
 
   /** The session of a page view, made when missing; undefined when the login form was sent instead. */
-  const viewSession = (req: IncomingMessage, res: ServerResponse): { session: WebSession; cookie?: string } | undefined => {
-    let session = sessions.get(req);
+  const viewSession = async (req: IncomingMessage, res: ServerResponse): Promise<{ session: WebSession; cookie?: string } | undefined> => {
+    let session = await sessions.get(req);
     if (session?.authed) return { session };
     if (!sessions.tokenRequired || sessions.bearerOk(req)) {
-      session = sessions.create(true);
+      session = await sessions.create(true);
       return { session, cookie: sessions.setCookie(req, session) };
     }
-    const pending = session ?? sessions.create(false);
+    const pending = session ?? (await sessions.create(false));
     const nonce = newNonce();
     sendHtml(res, 401, nonce, loginPage(nonce, pending.csrf, false), session ? {} : { 'set-cookie': sessions.setCookie(req, pending) });
     return undefined;
@@ -44,7 +44,7 @@ export function webRoutes(w: WebDeps): Route[] {
   /** A form post: same origin, a session, its CSRF token, and (behind a token) a logged-in session; else 403 and nothing changes. */
   const postSession = async (req: IncomingMessage, res: ServerResponse, needsLogin = true): Promise<{ session: WebSession; form: Form } | undefined> => {
     const form = await readForm(req);
-    const session = sessions.get(req);
+    const session = await sessions.get(req);
     if (!sameOrigin(req, w.config.http.publicUrl)) return void sendText(res, 403, 'Forbidden: this form was not sent from this page.');
     if (!form || !sessions.csrfOk(session, form.get('csrf')?.[0])) {
       return void sendText(res, 403, 'Forbidden: the form has no valid CSRF token (the page may be stale). Reload the page and try again.');
@@ -67,21 +67,21 @@ export function webRoutes(w: WebDeps): Route[] {
       const outcome = await run(web, posted.form);
       const { session, form } = posted;
       if ('ok' in outcome) {
-        session.notice = { kind: 'ok', text: outcome.ok, section };
+        await sessions.show(session, { notice: { kind: 'ok', text: outcome.ok, section } });
         return redirect(res, '/#notice');
       }
       const id = formId?.(form);
       if (!id) {
-        session.notice = { kind: 'error', text: outcome.error, section };
+        await sessions.show(session, { notice: { kind: 'error', text: outcome.error, section } });
         return redirect(res, '/#notice');
       }
-      session.problem = { form: id, field: outcome.field, text: outcome.error, values: keptValues(form) };
+      await sessions.show(session, { problem: { form: id, field: outcome.field, text: outcome.error, values: keptValues(form) } });
       redirect(res, `/#${id}-error`);
     },
   });
 
   /** Who may see the page and its event stream: anyone on loopback without a token, else a logged-in session or the bearer token. */
-  const mayView = (req: IncomingMessage) => !sessions.tokenRequired || sessions.bearerOk(req) || !!sessions.get(req)?.authed;
+  const mayView = async (req: IncomingMessage) => !sessions.tokenRequired || sessions.bearerOk(req) || !!(await sessions.get(req))?.authed;
 
   return [
     {
@@ -89,11 +89,10 @@ export function webRoutes(w: WebDeps): Route[] {
       path: '/',
       public: true,
       async handle(req, res) {
-        const view = viewSession(req, res);
+        const view = await viewSession(req, res);
         if (!view) return;
         const { session } = view;
-        let { notice, problem } = session;
-        session.notice = session.problem = undefined;
+        let { notice, problem } = await sessions.takeFlash(session);
         const nonce = newNonce();
         const api = await signIn();
         const lastEventId = await w.deps.store.events.lastId();
@@ -136,8 +135,8 @@ export function webRoutes(w: WebDeps): Route[] {
           return sendHtml(res, 401, nonce, loginPage(nonce, posted.session.csrf, true));
         }
         // A fresh id on login, so a session id planted before it is worth nothing after.
-        sessions.destroy(posted.session);
-        const session = sessions.create(true);
+        await sessions.destroy(posted.session);
+        const session = await sessions.create(true);
         redirect(res, '/', { 'set-cookie': sessions.setCookie(req, session) });
       },
     },
@@ -148,7 +147,7 @@ export function webRoutes(w: WebDeps): Route[] {
       async handle(req, res) {
         const posted = await postSession(req, res, false);
         if (!posted) return;
-        sessions.destroy(posted.session);
+        await sessions.destroy(posted.session);
         redirect(res, '/', { 'set-cookie': sessions.clearCookie(req) });
       },
     },
@@ -165,7 +164,7 @@ export function webRoutes(w: WebDeps): Route[] {
       path: '/accounts/remove',
       public: true,
       async handle(req, res, url) {
-        const view = viewSession(req, res);
+        const view = await viewSession(req, res);
         if (!view) return;
         const nonce = newNonce();
         const headers: Record<string, string> = view.cookie ? { 'set-cookie': view.cookie } : {};

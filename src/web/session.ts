@@ -1,5 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { WebSessionStore } from '../store/types.js';
 import type { FormProblem } from './forms.js';
 
 /** A message for the next page view, shown at the top of the section the action belongs to. */
@@ -9,14 +10,17 @@ export interface Notice {
   section: 'accounts' | 'triggers';
 }
 
-/** A browser session: a random id kept only in memory, its CSRF token, and whether it has logged in. */
+/** A browser session: the cookie's random id, its CSRF token, whether it has logged in, and what its next page view shows. */
 export interface WebSession {
   id: string;
   csrf: string;
   authed: boolean;
-  lastSeen: number;
+  flash: Flash;
+}
+
+/** Shown once, by the next page view: a message, and the last form post that failed (with the message next to its field). */
+export interface Flash {
   notice?: Notice;
-  /** The last form post that failed, shown once with the message next to its field. */
   problem?: FormProblem;
 }
 
@@ -40,14 +44,18 @@ function randomId(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/**
+ * Sessions live in the store, so a browser's next request may reach any instance. Those that have not logged in are
+ * capped apart, so a flood of them cannot push out logged-in ones.
+ */
 export class Sessions {
-  private readonly map = new Map<string, WebSession>();
-  // Sessions that have not logged in are kept apart, so a flood of them cannot push out logged-in ones.
-  private readonly pending = new Map<string, WebSession>();
   private readonly max: number;
   private readonly idleMs: number;
 
-  constructor(private readonly options: SessionOptions) {
+  constructor(
+    private readonly store: WebSessionStore,
+    private readonly options: SessionOptions,
+  ) {
     this.max = options.max ?? 500;
     this.idleMs = options.idleMs ?? 12 * 3600_000;
   }
@@ -63,33 +71,43 @@ export class Sessions {
   }
 
   /** The live session named by the request's cookie, if any. */
-  get(req: IncomingMessage): WebSession | undefined {
+  async get(req: IncomingMessage): Promise<WebSession | undefined> {
     const id = parseCookies(req.headers.cookie)[this.cookieName(req)];
     if (!id) return undefined;
-    const map = this.map.has(id) ? this.map : this.pending;
-    const session = map.get(id);
-    if (!session) return undefined;
-    if (Date.now() - session.lastSeen > this.idleMs) {
-      map.delete(id);
-      return undefined;
-    }
-    session.lastSeen = Date.now();
-    map.delete(id);
-    map.set(id, session);
+    const stored = await this.store.touch(this.storeId(id), { idleMs: this.idleMs });
+    if (!stored) return undefined;
+    return { id, csrf: stored.csrf, authed: stored.authed, flash: stored.flash ? (JSON.parse(stored.flash) as Flash) : {} };
+  }
+
+  async create(authed: boolean): Promise<WebSession> {
+    const session: WebSession = { id: randomId(), csrf: randomId(), authed, flash: {} };
+    await this.store.create(this.storeId(session.id), { csrf: session.csrf, authed }, { max: this.max, idleMs: this.idleMs });
     return session;
   }
 
-  create(authed: boolean): WebSession {
-    const map = authed ? this.map : this.pending;
-    while (map.size >= this.max) map.delete(map.keys().next().value!);
-    const session: WebSession = { id: randomId(), csrf: randomId(), authed, lastSeen: Date.now() };
-    map.set(session.id, session);
-    return session;
+  async destroy(session: WebSession): Promise<void> {
+    await this.store.remove(this.storeId(session.id));
   }
 
-  destroy(session: WebSession): void {
-    this.map.delete(session.id);
-    this.pending.delete(session.id);
+  /** Adds to what the session's next page view shows. */
+  async show(session: WebSession, flash: Flash): Promise<void> {
+    session.flash = { ...session.flash, ...flash };
+    await this.store.setFlash(this.storeId(session.id), JSON.stringify(session.flash));
+  }
+
+  /** What this page view shows, cleared as it is read. */
+  async takeFlash(session: WebSession): Promise<Flash> {
+    const text = await this.store.takeFlash(this.storeId(session.id));
+    session.flash = {};
+    return text ? (JSON.parse(text) as Flash) : {};
+  }
+
+  /**
+   * Behind a token, a session is stored under an HMAC of its id keyed with the token: a session logged in with one
+   * token is worth nothing once the token is changed, as when sessions ended with the process.
+   */
+  private storeId(id: string): string {
+    return this.options.token ? createHmac('sha256', this.options.token).update(id).digest('base64url') : id;
   }
 
   bearerOk(req: IncomingMessage): boolean {

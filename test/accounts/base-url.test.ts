@@ -99,7 +99,7 @@ describe('the store', () => {
     await first.close();
     // What a store of schema 6 looks like: no base_url column yet, nor what later versions added.
     const raw = new Database(join(dataDir, 'switchboard.db'));
-    raw.exec('ALTER TABLE accounts DROP COLUMN base_url');
+    raw.exec('ALTER TABLE accounts DROP COLUMN base_url; DROP TABLE sign_in_states; DROP TABLE web_sessions; DROP TABLE continuations;');
     raw.exec('DROP INDEX deliveries_claimed');
     for (const column of ['next_poll_at', 'poll_again', 'claimed_by', 'claimed_until']) raw.exec(`ALTER TABLE triggers DROP COLUMN ${column}`);
     for (const column of ['claimed_by', 'claimed_until']) raw.exec(`ALTER TABLE deliveries DROP COLUMN ${column}`);

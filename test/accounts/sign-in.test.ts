@@ -10,6 +10,7 @@ import { Redactor } from '../../src/redact.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore, type SqliteStore } from '../../src/store/index.js';
 import { http } from '../sandbox/http.js';
+import { ADAPTERS, cleanUp, openAt } from '../store/adapters.js';
 
 let sandbox: Sandbox;
 let store: SqliteStore;
@@ -162,6 +163,19 @@ describe('browser sign-in for the pop-up: beginSignIn / completeSignIn', () => {
     expect(await store.accounts.list()).toEqual([]);
   });
 
+  it('at most 200 sign-ins wait at once; one more is refused until one finishes or expires', async () => {
+    let clock = Date.now();
+    const signIn = createSignIn({ ...deps, now: () => clock });
+    const begun = [];
+    for (let i = 0; i < 200; i++) begun.push(await signIn.beginSignIn('outlook', { redirectUri }));
+    await expect(signIn.beginSignIn('outlook', { redirectUri })).rejects.toThrow(/Too many sign-ins are waiting to finish/);
+    await expect(signIn.completeSignIn('outlook', { code: '', state: begun[0]!.state, redirectUri })).rejects.toThrow(/no authorization code/);
+    await signIn.beginSignIn('outlook', { redirectUri });
+    await expect(signIn.beginSignIn('outlook', { redirectUri })).rejects.toThrow(/Too many sign-ins/);
+    clock += 10 * 60_000 + 1;
+    await expect(signIn.beginSignIn('outlook', { redirectUri })).resolves.toHaveProperty('state');
+  });
+
   it('GitHub sends the client secret with the code; Vercel stores the team and the integration sign-in', async () => {
     const signIn = createSignIn(deps);
     const gh = await signIn.beginSignIn('github', { redirectUri: 'http://127.0.0.1:8765/oauth/callback/github' });
@@ -198,6 +212,24 @@ describe('browser sign-in for the pop-up: beginSignIn / completeSignIn', () => {
     const page = await http('GET', url);
     expect(page.status).toBe(400);
     expect(page.body).toMatch(/not registered/);
+  });
+});
+
+describe.each(ADAPTERS)('browser sign-in across instances on $name', (adapter) => {
+  afterEach(cleanUp);
+
+  it('a sign-in started on one instance finishes on another, once, however many callbacks race', async () => {
+    const location = await adapter.location();
+    const [one, two] = [await openAt(location, { secretKey: 'shared' }), await openAt(location, { secretKey: 'shared' })];
+    const instance = (shared: typeof one) => createSignIn({ ...deps, store: shared });
+    const redirectUri = 'http://127.0.0.1:8765/oauth/callback/github';
+    const { url, state } = await instance(one).beginSignIn('github', { redirectUri, label: 'elsewhere' });
+    const code = (await allow(url)).searchParams.get('code')!;
+    const outcomes = await Promise.allSettled([two, one, two].map((shared) => instance(shared).completeSignIn('github', { code, state, redirectUri })));
+    expect(outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ label: string }>).value.label)).toEqual(['elsewhere']);
+    for (const o of outcomes.filter((o) => o.status === 'rejected')) expect(String((o as PromiseRejectedResult).reason)).toMatch(/unknown, was already used/);
+    expect((await one.accounts.list()).map((a) => a.label)).toEqual(['elsewhere']);
+    expect(sandbox.oauth.github.grants.authorization_code).toBe(1);
   });
 });
 

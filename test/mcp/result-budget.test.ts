@@ -1,8 +1,14 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
+import { createServer } from '../../src/mcp/server.js';
+import { ResultBudget } from '../../src/result-budget.js';
 import { defineTool } from '../../src/tool.js';
 import { startHarness, type Harness } from '../harness.js';
+import { ADAPTERS, cleanUp, openAt } from '../store/adapters.js';
 
 const BUDGET = 1_000;
 
@@ -100,6 +106,69 @@ describe('result budget', () => {
     }
     joined += page.content;
     expect(joined).toBe(content);
+  });
+});
+
+describe('cut results waiting for their cursor', () => {
+  afterEach(cleanUp);
+
+  it('the 64 newest wait, 15 minutes each', async () => {
+    const store = await openAt(await ADAPTERS[0]!.location(), { secretKey: 'waiting' });
+    let clock = Date.now();
+    const budget = new ResultBudget({ maxTokens: BUDGET, store: store.continuations, clock: () => clock });
+    const ctx = { deps: h.deps, signal: new AbortController().signal, progress: async () => undefined };
+    const cut = async () => (await budget.call(bigList, {}, ctx)).next_cursor as string;
+    const cursors: string[] = [];
+    for (let i = 0; i < 65; i++) cursors.push(await cut());
+    await expect(budget.call(bigList, { cursor: cursors[0] }, ctx)).rejects.toThrow(/is not a cursor of events_big_list's cut results, or it expired \(they are kept 15 minutes\)/);
+    await expect(budget.call(bigList, { cursor: cursors[1] }, ctx)).resolves.toHaveProperty('items');
+    clock += 15 * 60_000 - 1;
+    await expect(budget.call(bigList, { cursor: cursors[2] }, ctx)).resolves.toHaveProperty('items');
+    clock += 1;
+    await expect(budget.call(bigList, { cursor: cursors[3] }, ctx)).rejects.toThrow(/or it expired/);
+  });
+});
+
+describe.each(ADAPTERS)('a cut result on two instances of one $name store', (adapter) => {
+  afterEach(cleanUp);
+
+  /** A server of its own over its own store on `location`, as another instance would run: its tool calls through a real client. */
+  async function instance(location: Awaited<ReturnType<typeof adapter.location>>) {
+    const store = await openAt(location, { secretKey: 'two instances' });
+    const server = createServer({ ...h.deps, store, results: new ResultBudget({ maxTokens: BUDGET, store: store.continuations }) });
+    const client = new Client({ name: 'instance-client', version: '1.0.0' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    const call = async (args: Record<string, unknown> = {}) => (await client.callTool({ name: 'events_big_list', arguments: args })) as CallToolResult;
+    return { call, close: () => client.close() };
+  }
+
+  it('is cut by one instance and its rest read from the other, each piece once', async () => {
+    const location = await adapter.location();
+    const [one, two] = [await instance(location), await instance(location)];
+    try {
+      const seen: string[] = [];
+      let page = (await one.call()).structuredContent as { items: Array<{ id: string }>; next_cursor: string | null };
+      const used: string[] = [];
+      for (let turn = 1; page.next_cursor?.startsWith('cut_'); turn++) {
+        seen.push(...page.items.map((r) => r.id));
+        used.push(page.next_cursor);
+        page = (await [one, two][turn % 2]!.call({ cursor: page.next_cursor })).structuredContent as typeof page;
+      }
+      seen.push(...page.items.map((r) => r.id));
+      expect(used.length).toBeGreaterThan(5);
+      expect(seen).toEqual(Array.from({ length: 300 }, (_, i) => `rec-${i}`));
+      // A cursor served by one instance is spent on both.
+      for (const client of [one, two]) {
+        const again = await client.call({ cursor: used[1] });
+        expect(again.isError).toBe(true);
+        expect((again.content[0] as { text: string }).text).toMatch(/is not a cursor of events_big_list's cut results, or it expired/);
+      }
+    } finally {
+      await one.close();
+      await two.close();
+    }
   });
 });
 

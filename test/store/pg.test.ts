@@ -1,12 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { connect as connectAsStore } from '../../src/store/pg/connection.js';
+import { migrate, PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { freePort } from '../pg-global.js';
 import { connect, freshDatabase } from '../pg.js';
 import { cleanUp, openAt, postgresAdapter, type StoreLocation } from './adapters.js';
 
 afterEach(cleanUp);
+
+const versions = PG_MIGRATIONS.map((m) => ({ version: m.version }));
+const newest = PG_MIGRATIONS.at(-1)!.version;
 
 const ev = (key: string) => ({ dedupeKey: key, occurredAt: '2026-11-22T10:00:00Z', summary: `s ${key}`, payload: { key } });
 
@@ -71,8 +75,7 @@ describe('PostgreSQL migrations', () => {
   it('instances starting together on an empty database apply each migration once', async () => {
     const location = await postgresAdapter.location();
     const stores = await Promise.all([1, 2, 3, 4].map(() => openAt(location, { secretKey: 'shared key' })));
-    const versions = await postgresAdapter.raw(location, 'SELECT version FROM schema_migrations ORDER BY version');
-    expect(versions).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version })));
+    expect(await postgresAdapter.raw(location, 'SELECT version FROM schema_migrations ORDER BY version')).toEqual(versions);
     // Every instance found the same key check and shares the secrets.
     await stores[0]!.accounts.add({ provider: 'sales', secret: { kind: 'api_key', apiKey: 'sales_key_shared' } });
     for (const store of stores) expect((await store.accounts.resolve('sales')).secret.apiKey).toBe('sales_key_shared');
@@ -85,7 +88,23 @@ describe('PostgreSQL migrations', () => {
     await first.close();
     const again = await openAt(location, { secretKey: 'k' });
     expect((await again.accounts.list()).map((a) => a.label)).toEqual(['kept']);
-    expect(await postgresAdapter.raw(location, 'SELECT count(*) AS n FROM schema_migrations')).toEqual([{ n: PG_MIGRATIONS.length }]);
+    expect(await postgresAdapter.raw(location, 'SELECT count(*) AS n FROM schema_migrations')).toEqual([{ n: versions.length }]);
+  });
+
+  it('brings a database of every earlier version up to the newest, keeping its data', async () => {
+    for (const old of PG_MIGRATIONS.slice(0, -1)) {
+      const location = await postgresAdapter.location();
+      const db = connectAsStore(location.databaseUrl!);
+      await migrate(db, PG_MIGRATIONS.filter((m) => m.version <= old.version));
+      await db.end();
+      const first = await openAt(location, { secretKey: 'k' });
+      expect(await postgresAdapter.raw(location, 'SELECT version FROM schema_migrations ORDER BY version')).toEqual(versions);
+      await first.accounts.add({ provider: 'github', label: 'kept', secret: { kind: 'token', token: 'ghp_kept_token' } });
+      await first.signIns.put('state', { provider: 'github', verifier: 'v', redirectUri: 'http://127.0.0.1/cb', groups: [], explicitGroups: false }, { ttlMs: 60_000, max: 5 });
+      const again = await openAt(location, { secretKey: 'k' });
+      expect((await again.accounts.resolve('github', 'kept')).secret.token).toBe('ghp_kept_token');
+      expect(await again.signIns.take('state')).toMatchObject({ provider: 'github', verifier: 'v' });
+    }
   });
 
   it('refuses a database written by a newer Switchboard and changes nothing', async () => {
@@ -94,8 +113,8 @@ describe('PostgreSQL migrations', () => {
     await postgresAdapter.raw(location, 'INSERT INTO schema_migrations (version) VALUES (999)');
     const error = await rejection(openStore({ ...location, secretKey: 'k' }));
     expect(error).toBeInstanceOf(InputError);
-    expect(error.message).toMatch(new RegExp(`written by a newer Switchboard \\(schema 999, this one knows ${PG_MIGRATIONS.at(-1)!.version}\\).*SWITCHBOARD_DATABASE_URL`));
-    expect(await postgresAdapter.raw(location, 'SELECT count(*) AS n FROM schema_migrations')).toEqual([{ n: PG_MIGRATIONS.length + 1 }]);
+    expect(error.message).toMatch(new RegExp(`written by a newer Switchboard \\(schema 999, this one knows ${newest}\\).*SWITCHBOARD_DATABASE_URL`));
+    expect(await postgresAdapter.raw(location, 'SELECT count(*) AS n FROM schema_migrations')).toEqual([{ n: versions.length + 1 }]);
   });
 });
 

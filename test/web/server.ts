@@ -20,6 +20,8 @@ import { webRoutes, type WebDeps } from '../../src/web/index.js';
 export interface WebServer {
   url: string;
   sandbox: Sandbox;
+  dataDir: string;
+  databaseUrl?: string;
   store: Store;
   deps: ToolDeps;
   runner: Runner;
@@ -29,11 +31,24 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
+export interface WebServerOptions {
+  token?: string;
+  signIn?: WebDeps['signIn'];
+  http?: boolean;
+  sandbox?: boolean;
+  /** The store in this PostgreSQL database instead of the data dir's SQLite file. */
+  databaseUrl?: string;
+  /** Another instance of `sameAs`: on its store (a store of its own, opened on the same database or data dir) and its sandbox. */
+  sameAs?: WebServer;
+}
+
 /** The page's routes on a real listener, in process: sandbox providers, a store with one sample account each, a runner. */
-export async function startWebServer(options: { token?: string; signIn?: WebDeps['signIn']; http?: boolean; sandbox?: boolean } = {}): Promise<WebServer> {
+export async function startWebServer(options: WebServerOptions = {}): Promise<WebServer> {
   // Without options.signIn, the page signs in with the real browser sign-in against the sandbox's authorization servers.
-  const sandbox = await startSandbox();
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-web-'));
+  const shared = options.sameAs;
+  const sandbox = shared?.sandbox ?? (await startSandbox());
+  const dataDir = shared?.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-web-'));
+  const databaseUrl = shared?.databaseUrl ?? options.databaseUrl;
   const redactor = new Redactor();
   const logs: string[] = [];
   const stream = new Writable({
@@ -44,8 +59,8 @@ export async function startWebServer(options: { token?: string; signIn?: WebDeps
   });
   const logger = createLogger({ stream, level: 'debug', redactor });
   const secretKey = 'web-test-secret-key';
-  const store = await openStore({ dataDir, secretKey, redactor });
-  for (const account of sandbox.accounts) await store.accounts.add(account);
+  const store = await openStore({ dataDir, databaseUrl, secretKey, redactor });
+  if (!shared) for (const account of sandbox.accounts) await store.accounts.add(account);
   const log = new EventLog(store.events, 20);
   await log.start();
   const deps: ToolDeps = {
@@ -75,6 +90,8 @@ export async function startWebServer(options: { token?: string; signIn?: WebDeps
   return {
     url: listener.url,
     sandbox,
+    dataDir,
+    databaseUrl,
     store,
     deps,
     runner,
@@ -85,6 +102,7 @@ export async function startWebServer(options: { token?: string; signIn?: WebDeps
       log.stop();
       await listener.close();
       await store.close();
+      if (shared) return;
       await sandbox.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -8,6 +8,7 @@ import { PgEventStore } from './events.js';
 import { PgHookStore } from './hooks.js';
 import { migrate } from './migrations.js';
 import { pgSalesCache } from './sales-cache.js';
+import { pgContinuations, pgSignIns, pgWebSessions } from './short-lived.js';
 import { PgTriggerStore } from './triggers.js';
 import { PgWorkStore } from './work.js';
 
@@ -36,6 +37,9 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
       hooks: new PgHookStore(sql, key, guard),
       salesCache: pgSalesCache(sql, key, guard),
       work: new PgWorkStore(sql, key),
+      signIns: pgSignIns(sql, key, guard),
+      webSessions: pgWebSessions(sql, key, guard),
+      continuations: pgContinuations(sql, key, guard),
       async close() {
         await sql.end({ timeout: 5 });
       },

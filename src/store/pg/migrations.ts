@@ -135,6 +135,32 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     `,
   },
   {
+    version: 2,
+    // What any instance may be asked to finish (src/store/pg/short-lived.ts); times are epoch milliseconds on the database's clock.
+    sql: `
+      CREATE TABLE sign_in_states (
+        state_hash text PRIMARY KEY,
+        data_enc text NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE TABLE web_sessions (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id_hash text NOT NULL UNIQUE,
+        authed boolean NOT NULL,
+        csrf_enc text NOT NULL,
+        flash_enc text,
+        last_seen bigint NOT NULL
+      );
+      CREATE INDEX web_sessions_seen ON web_sessions (authed, last_seen);
+      CREATE TABLE continuations (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id_hash text NOT NULL UNIQUE,
+        tool text NOT NULL,
+        data_enc text NOT NULL,
+        expires_at bigint NOT NULL
+      );
+    `,
+  },  {
     version: 3,
     sql: `
       ALTER TABLE triggers ADD COLUMN next_poll_at bigint;

@@ -1,6 +1,6 @@
 import { InputError } from '../../errors.js';
 import { INSTANCE_LEASE_PREFIX } from '../types.js';
-import { newKeyCheck, reencryptSecret, SECRET_TABLES, type Rekeying, type RotateCounts } from '../rotate.js';
+import { newKeyCheck, reencryptSecret, SECRET_TABLES, SHORT_LIVED_TABLES, type Rekeying, type RotateCounts } from '../rotate.js';
 import { connect, connectionError, displayUrl, NOW_MS } from './connection.js';
 import { openPgStore, type PgStoreOptions } from './index.js';
 
@@ -38,6 +38,7 @@ export async function openPgRekeying(options: PgStoreOptions): Promise<Rekeying>
           counts.push(rows.length);
         }
         const salesCache = (await tx`DELETE FROM sales_cache`).count;
+        for (const table of SHORT_LIVED_TABLES) await tx`DELETE FROM ${tx(table)}`;
         await tx`UPDATE meta SET value = ${newKeyCheck(to)} WHERE key = 'key_check'`;
         const [accounts, triggers, hooks] = counts;
         return { accounts: accounts!, triggers: triggers!, hooks: hooks!, salesCache };
