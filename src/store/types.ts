@@ -91,6 +91,8 @@ export interface HookStore {
   remove(id: string): Promise<void>;
   /** Triggers whose providerRefs.hookId is this hook. */
   triggers(id: string): Promise<Trigger[]>;
+  /** What a delivery to the hook needs, in one read: its secret and its triggers (as `triggers`); undefined for an unknown hook. */
+  intake(id: string): Promise<{ secret: string; triggers: Trigger[] } | undefined>;
 }
 
 export interface Store {
