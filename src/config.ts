@@ -32,7 +32,7 @@ export interface Config {
   forwardAllowPrivate: boolean;
   /** On SIGTERM/SIGINT, how long tool calls in flight may take to finish before serve exits anyway. */
   shutdownGraceMs: number;
-  /** SWITCHBOARD_WEBHOOK_GROUP_COMMIT (on unless 0): webhook deliveries arriving together share one transaction; off, each has its own. */
+  /** SWITCHBOARD_WEBHOOK_GROUP_COMMIT (on unless 0): webhook deliveries arriving together share one read of their hook and one transaction; off, each has its own. */
   webhookGroupCommit: boolean;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
   newSecretKey?: string;

@@ -18,12 +18,13 @@ export interface WebhookDeps {
   kinds: Map<string, TriggerKind>;
   log: EventLog;
   logger: Logger;
-  /** Deliveries arriving together share one transaction (true unless false); false commits each in its own, for comparison. */
+  /** Deliveries arriving together share one read of their hook and one transaction (true unless false); false: each has its own, for comparison. */
   groupCommit?: boolean;
 }
 
 type Commit = (triggerId: string, input: CommitInput) => Promise<TriggerEvent[]>;
-type Intake = WebhookDeps & { read: ReadDelivery; commit: Commit };
+type HookIntake = Awaited<ReturnType<Store['hooks']['intake']>>;
+type Intake = WebhookDeps & { read: ReadDelivery; commit: Commit; hook: (id: string) => Promise<HookIntake> };
 
 /** Compares an HMAC signature header with the one computed over the raw body, in constant time. */
 export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, raw: Buffer, given: string | undefined, prefix: string): boolean {
@@ -40,9 +41,11 @@ export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, r
 export function webhookRoutes(deps: WebhookDeps): Route[] {
   const reading = pLimit(BODIES_AT_ONCE);
   const read = (req: IncomingMessage, res: ServerResponse) => readDelivery(req, res, reading);
-  const group = deps.groupCommit === false ? undefined : new GroupCommit(deps.store.triggers);
-  const commit: Commit = group ? (id, input) => group.commit(id, input) : (id, input) => deps.store.triggers.commit(id, input);
-  const intake: Intake = { ...deps, read, commit };
+  const grouped = deps.groupCommit !== false;
+  const group = new GroupCommit(deps.store.triggers);
+  const commit: Commit = grouped ? (id, input) => group.commit(id, input) : (id, input) => deps.store.triggers.commit(id, input);
+  const readHook = (id: string) => deps.store.hooks.intake(id);
+  const intake: Intake = { ...deps, read, commit, hook: grouped ? readTogether(readHook) : readHook };
   return [
     { method: 'POST', path: '/webhooks/github/', public: true, handle: (req, res, url) => github(intake, req, res, url) },
     { method: 'POST', path: '/webhooks/vercel/', public: true, handle: (req, res, url) => vercel(intake, req, res, url) },
@@ -50,6 +53,23 @@ export function webhookRoutes(deps: WebhookDeps): Route[] {
 }
 
 type ReadDelivery = (req: IncomingMessage, res: ServerResponse) => Promise<Buffer | undefined>;
+
+/**
+ * Reads asked for in one turn of the event loop share one read per key, made once the turn is over: every caller
+ * sees the store as it was after it asked, as with a read of its own.
+ */
+function readTogether<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  let turn: Map<string, Promise<T>> | undefined;
+  return (key) => {
+    if (!turn) {
+      turn = new Map();
+      setImmediate(() => (turn = undefined));
+    }
+    let shared = turn.get(key);
+    if (!shared) turn.set(key, (shared = new Promise<void>((resolve) => setImmediate(resolve)).then(() => read(key))));
+    return shared;
+  };
+}
 
 /** The body of a delivery whose target exists, a bounded number at once; answers 413 itself when it is too large. */
 async function readDelivery(req: IncomingMessage, res: ServerResponse, reading: LimitFunction): Promise<Buffer | undefined> {
@@ -67,7 +87,7 @@ function refuseUnread(res: ServerResponse, status: number, body: unknown): void 
 
 async function github(deps: Intake, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const hookId = url.pathname.slice('/webhooks/github/'.length);
-  const hook = /^hk_[0-9a-f]+$/.test(hookId) ? await deps.store.hooks.intake(hookId) : undefined;
+  const hook = /^hk_[0-9a-f]+$/.test(hookId) ? await deps.hook(hookId) : undefined;
   if (!hook) return refuseUnread(res, 404, { error: 'unknown hook' });
   const raw = await deps.read(req, res);
   if (!raw) return;
