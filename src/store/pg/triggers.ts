@@ -140,17 +140,20 @@ export class PgTriggerStore implements TriggerStore {
         proposed.payloads.push(payloads[i]!);
       });
     }
-    // Ids are drawn in input order (sorted before they are drawn); a key already stored, or earlier in the batch, is skipped.
+    // Ids are drawn in input order (sorted before they are drawn); a key already stored, or earlier in the batch, is
+    // skipped. The insert is sent with the lock, without waiting for it: the database runs it once the lock is held.
     const stored = new Map<string, number>();
     if (proposed.keys.length) {
-      await lockEventLog(tx);
-      const inserted = await tx<{ id: number; trigger_id: string; dedupe_key: string }[]>`
+      const [, inserted] = await Promise.all([
+        lockEventLog(tx),
+        tx<{ id: number; trigger_id: string; dedupe_key: string }[]>`
         INSERT INTO events (trigger_id, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
         SELECT trigger_id, kind, dedupe_key, occurred_at, ${receivedAt}::text, summary, payload::json
         FROM unnest(${proposed.triggerIds}::text[], ${proposed.kinds}::text[], ${proposed.keys}::text[], ${proposed.occurred}::text[],
           ${proposed.summaries}::text[], ${proposed.payloads}::text[]) WITH ORDINALITY AS e(trigger_id, kind, dedupe_key, occurred_at, summary, payload, n)
         ORDER BY n
-        ON CONFLICT (trigger_id, dedupe_key) DO NOTHING RETURNING id, trigger_id, dedupe_key`;
+        ON CONFLICT (trigger_id, dedupe_key) DO NOTHING RETURNING id, trigger_id, dedupe_key`,
+      ]);
       for (const row of inserted) stored.set(`${row.trigger_id}\n${row.dedupe_key}`, row.id);
     }
 
@@ -168,14 +171,14 @@ export class PgTriggerStore implements TriggerStore {
     });
 
     const forwarded = added.flat().filter((e) => triggers.get(e.triggerId)!.forward_url);
-    if (forwarded.length) {
-      await tx`INSERT INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at)
+    const queueing = forwarded.length
+      ? tx`INSERT INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at)
         SELECT event_id, trigger_id, url, ${now}::bigint, ${now + FORWARD_WINDOW_MS}::bigint
         FROM unnest(${forwarded.map((e) => e.id)}::bigint[], ${forwarded.map((e) => e.triggerId)}::text[],
           ${forwarded.map((e) => triggers.get(e.triggerId)!.forward_url!)}::text[]) AS d(event_id, trigger_id, url)
-        ON CONFLICT DO NOTHING`;
-    }
-    await Promise.all([...countsByTrigger(batch, added, triggers)].map(([id, c]) => this.count(tx, id, c, receivedAt)));
+        ON CONFLICT DO NOTHING`
+      : undefined;
+    await Promise.all([queueing, ...[...countsByTrigger(batch, added, triggers)].map(([id, c]) => this.count(tx, id, c, receivedAt))]);
     return added;
   }
 
