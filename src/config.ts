@@ -32,6 +32,8 @@ export interface Config {
   forwardAllowPrivate: boolean;
   /** On SIGTERM/SIGINT, how long tool calls in flight may take to finish before serve exits anyway. */
   shutdownGraceMs: number;
+  /** SWITCHBOARD_WEBHOOK_GROUP_COMMIT (on unless 0): webhook deliveries arriving together share one read of their hook and one transaction; off, each has its own. */
+  webhookGroupCommit: boolean;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
   newSecretKey?: string;
 }
@@ -118,6 +120,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     oauth: loadOAuth(env),
     newSecretKey: env.SWITCHBOARD_NEW_SECRET_KEY || undefined,
     forwardAllowPrivate: parseSwitch(env.SWITCHBOARD_FORWARD_ALLOW_PRIVATE, 'SWITCHBOARD_FORWARD_ALLOW_PRIVATE'),
+    webhookGroupCommit: parseSwitch(env.SWITCHBOARD_WEBHOOK_GROUP_COMMIT || '1', 'SWITCHBOARD_WEBHOOK_GROUP_COMMIT'),
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,
     databaseUrl: checkDatabaseUrl(flags['database-url'] ?? (env.SWITCHBOARD_DATABASE_URL || undefined)),
     baseUrls,

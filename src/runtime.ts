@@ -106,7 +106,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       tools: serverTools(config),
     };
     const listenerOptions = {
-      routes: [...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger })],
+      routes: [...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger, groupCommit: config.webhookGroupCommit }), ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger })],
       host: config.http.host,
       port: config.http.port,
       publicUrl: config.http.publicUrl,

@@ -104,4 +104,11 @@ describe('OAuth settings', () => {
     expect(loadConfig({ SWITCHBOARD_FORWARD_ALLOW_PRIVATE: 'true' }).forwardAllowPrivate).toBe(true);
     expect(() => loadConfig({ SWITCHBOARD_FORWARD_ALLOW_PRIVATE: 'yes please' })).toThrow(/SWITCHBOARD_FORWARD_ALLOW_PRIVATE must be 1 or 0/);
   });
+
+  it('groups webhook commits unless SWITCHBOARD_WEBHOOK_GROUP_COMMIT is 0', () => {
+    expect(loadConfig({}).webhookGroupCommit).toBe(true);
+    expect(loadConfig({ SWITCHBOARD_WEBHOOK_GROUP_COMMIT: '0' }).webhookGroupCommit).toBe(false);
+    expect(loadConfig({ SWITCHBOARD_WEBHOOK_GROUP_COMMIT: 'true' }).webhookGroupCommit).toBe(true);
+    expect(() => loadConfig({ SWITCHBOARD_WEBHOOK_GROUP_COMMIT: 'off' })).toThrow(/SWITCHBOARD_WEBHOOK_GROUP_COMMIT must be 1 or 0/);
+  });
 });

@@ -44,9 +44,8 @@ export class SessionEventStore implements EventStore {
     return this.store(streamId, message);
   }
 
-  /** As storeEvent, at once: the listener primes a GET stream with it before the SDK writes anything. */
-  store(streamId: StreamId, message: JSONRPCMessage | Record<string, never>): EventId {
-    const bytes = JSON.stringify(message).length;
+  /** As storeEvent, at once: the listener primes a GET stream with it, and sends notifications itself (`bytes`: its JSON's length, when known). */
+  store(streamId: StreamId, message: JSONRPCMessage | Record<string, never>, bytes = JSON.stringify(message).length): EventId {
     const seq = this.next++;
     this.events.push({ seq, streamId, message: message as JSONRPCMessage, at: this.now(), bytes });
     this.bytes += bytes;

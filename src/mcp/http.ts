@@ -8,7 +8,7 @@ import { header, readBody, type Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { eventUpdate, refusedListen, type Surface } from './server.js';
-import { closeCancelledStreams, resumeOrPrime, SSE_RETRY_MS } from './streams.js';
+import { closeCancelledStreams, resumeOrPrime, sendNotificationsDirectly, SSE_RETRY_MS } from './streams.js';
 
 export interface HttpListenerOptions {
   host: string;
@@ -181,6 +181,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
           retryInterval: SSE_RETRY_MS,
         });
         transport.onclose = () => void sessions.delete(sessionId);
+        sendNotificationsDirectly(transport, events);
         const session: Session = { transport, lastSeen: Date.now(), open: 0, events };
         sessions.set(sessionId, session);
         track(session, res);

@@ -8,6 +8,7 @@ import {
   type ClientCapabilities,
   type InputRequiredResult,
   type JSONRPCErrorResponse,
+  type JSONRPCNotification,
   type jsonSchemaValidator,
   type ServerContext,
   type Tool as McpTool,
@@ -59,6 +60,28 @@ export const eventNote = (e: TriggerEvent): EventNote => ({ eventId: String(e.id
 
 /** The resource update that tells of an event, the event riding in its `_meta`. */
 export const eventUpdate = (note: EventNote) => ({ uri: eventsUri(note.triggerId), _meta: { [EVENT_META_KEY]: note } });
+
+/** What a 2025 session is sent of an event: the vendor notification, and the resource update when it subscribed to `uri`. */
+interface LegacyNotices {
+  uri: string;
+  vendor: JSONRPCNotification;
+  update: JSONRPCNotification;
+}
+
+// Every session of this process is told of the same events (the log hands each listener the same objects): the
+// notices are built once per event, frozen, so the HTTP streams can write each one's JSON once for all sessions.
+const legacyNotices = new WeakMap<TriggerEvent, LegacyNotices>();
+function noticesOf(e: TriggerEvent): LegacyNotices {
+  const known = legacyNotices.get(e);
+  if (known) return known;
+  const note = Object.freeze(eventNote(e));
+  const update = eventUpdate(note);
+  Object.freeze(update._meta);
+  const message = (method: string, params: Record<string, unknown>): JSONRPCNotification => Object.freeze({ jsonrpc: '2.0', method, params: Object.freeze(params) });
+  const notices = { uri: update.uri, vendor: message(EVENT_NOTIFICATION, { ...note }), update: message('notifications/resources/updated', update) };
+  legacyNotices.set(e, notices);
+  return notices;
+}
 
 const INSTRUCTIONS =
   'Switchboard connects Outlook, GitHub, Vercel and a sales-intelligence API. Tools are named <provider>_<step>; ' +
@@ -220,13 +243,14 @@ export function createSurface(setup: ServerSetup): Surface {
     return undefined;
   };
 
-  const watchEvents = (tell: (note: EventNote) => unknown) => {
+  /** Calls `listener` with each batch of new events until the returned function is called. */
+  const onEvents = (listener: (events: TriggerEvent[]) => void) => {
     let stopped = false;
     let unsubscribe: (() => void) | undefined;
     setup.deps.then(
       (deps) => {
         if (stopped || !deps.triggers) return;
-        unsubscribe = deps.triggers.log.subscribe((events) => events.forEach((e) => tell(eventNote(e))));
+        unsubscribe = deps.triggers.log.subscribe(listener);
       },
       // Whoever started the loading reports its failure.
       () => undefined,
@@ -236,6 +260,7 @@ export function createSurface(setup: ServerSetup): Surface {
       unsubscribe?.();
     };
   };
+  const watchEvents = (tell: (note: EventNote) => unknown) => onEvents((events) => events.forEach((e) => tell(eventNote(e))));
 
   const create = (era: Era, options: { events?: boolean } = {}) => {
     const server = new CheckedServer(
@@ -316,12 +341,19 @@ export function createSurface(setup: ServerSetup): Surface {
     }
 
     if (options.events) {
-      const stop = watchEvents((note) => {
-        const update = eventUpdate(note);
-        if (era === 'modern') return server.sendResourceUpdated(update).catch(() => undefined);
-        server.notification({ method: EVENT_NOTIFICATION, params: { ...note } }).catch(() => undefined);
-        if (subscriptions.has(update.uri)) server.sendResourceUpdated(update).catch(() => undefined);
-      });
+      // A 2025 session's notices go to its transport as they are: they need nothing of the protocol layer but the
+      // capability this server declares, and the layer would copy each for every session.
+      const send = (message: JSONRPCNotification) => server.transport?.send(message).catch(() => undefined);
+      const stop =
+        era === 'modern'
+          ? watchEvents((note) => server.sendResourceUpdated(eventUpdate(note)).catch(() => undefined))
+          : onEvents((events) => {
+              for (const e of events) {
+                const notices = noticesOf(e);
+                send(notices.vendor);
+                if (subscriptions.has(notices.uri)) send(notices.update);
+              }
+            });
       const previous = server.onclose;
       server.onclose = () => {
         stop();

@@ -58,3 +58,52 @@ function requestStreams(transport: StreamableHTTPServerTransport): Map<string | 
   const inner = (transport as unknown as { _webStandardTransport?: { _requestToStreamMapping?: unknown } })._webStandardTransport;
   return inner?._requestToStreamMapping instanceof Map ? inner._requestToStreamMapping : undefined;
 }
+
+/** The JSON of messages every session is sent alike (frozen, so they cannot change), written once for all of them. */
+const written = new WeakMap<object, string>();
+function jsonOf(message: object): string {
+  if (!Object.isFrozen(message)) return JSON.stringify(message);
+  let json = written.get(message);
+  if (json === undefined) written.set(message, (json = JSON.stringify(message)));
+  return json;
+}
+
+/** The SDK's stream for messages related to no request (2.x: the web-standard transport's private fields). */
+interface StandaloneStreams {
+  _standaloneSseStreamId: string;
+  _streamMapping: Map<string, { controller?: ReadableStreamDefaultController<Uint8Array>; encoder?: { encode(text: string): Uint8Array }; replayedEventIds?: Set<string> }>;
+}
+
+/**
+ * A notification related to no request goes to the standalone stream as the SDK would send it (kept in the event
+ * store for resumption, then written as an SSE event), without the SDK's four zod parses that tell a response from
+ * it: each fails for a notification and builds an Error with its stack, most of the cost of telling a subscribed
+ * session of an event. The JSON is written once, for the store's accounting and the stream, and the events of one
+ * turn (a batch of events, two notifications each) reach the stream as one chunk. Any other message takes the SDK's
+ * own way, after what is pending; so does every message when the SDK's internals are not as expected.
+ */
+export function sendNotificationsDirectly(transport: StreamableHTTPServerTransport, events: SessionEventStore): void {
+  const inner = (transport as unknown as { _webStandardTransport?: Partial<StandaloneStreams> })._webStandardTransport;
+  if (typeof inner?._standaloneSseStreamId !== 'string' || !(inner._streamMapping instanceof Map)) return;
+  const { _standaloneSseStreamId: streamId, _streamMapping: streams } = inner as StandaloneStreams;
+  const send = transport.send.bind(transport);
+  let pending: string[] = [];
+  const flush = () => {
+    const text = pending.join('');
+    pending = [];
+    const stream = streams.get(streamId);
+    if (text && stream?.controller && stream.encoder) stream.controller.enqueue(stream.encoder.encode(text));
+  };
+  transport.send = async (message, options) => {
+    if (!('method' in message) || 'id' in message || options?.relatedRequestId !== undefined) {
+      flush();
+      return send(message, options);
+    }
+    const json = jsonOf(message);
+    const eventId = events.store(streamId, message, json.length);
+    const stream = streams.get(streamId);
+    if (!stream?.controller || !stream.encoder || stream.replayedEventIds?.has(eventId)) return;
+    if (!pending.length) queueMicrotask(flush);
+    pending.push(`event: message\nid: ${eventId}\ndata: ${json}\n\n`);
+  };
+}

@@ -111,6 +111,27 @@ export class SecretDecryptionError extends Error {
   override name = 'SecretDecryptionError';
 }
 
+/** decryptSecret that remembers recent plaintexts by blob and owner: a hook's secret, read for every delivery, is decrypted once. */
+export class DecryptedSecrets {
+  private readonly known = new Map<string, string>();
+
+  constructor(
+    private readonly key: Buffer,
+    private readonly size = 1000,
+  ) {}
+
+  get(blob: string, aad: string): string {
+    const id = `${aad}\n${blob}`;
+    let plaintext = this.known.get(id);
+    if (plaintext === undefined) {
+      plaintext = decryptSecret(this.key, blob, aad);
+      if (this.known.size >= this.size) this.known.clear();
+      this.known.set(id, plaintext);
+    }
+    return plaintext;
+  }
+}
+
 export function decryptSecret(key: Buffer, blob: string, aad: string): string {
   const parts = blob.split('.');
   if (parts.length !== 4 || parts[0] !== BLOB_VERSION) {

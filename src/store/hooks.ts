@@ -1,16 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { decryptSecret, encryptSecret } from './crypto.js';
+import { DecryptedSecrets, encryptSecret } from './crypto.js';
 import { toHook, toTrigger, type HookRow, type TriggerRow } from './rows.js';
 import type { Hook, HookStore, Trigger } from './types.js';
 
 export class SqliteHookStore implements HookStore {
+  private readonly secrets: DecryptedSecrets;
+
   constructor(
     private readonly db: Database.Database,
     private readonly key: Buffer,
     /** Throws when the store's key changed since this connection opened (secrets rotate). */
     private readonly guard: () => void = () => undefined,
-  ) {}
+  ) {
+    this.secrets = new DecryptedSecrets(key);
+  }
 
   async find(provider: string, accountId: string, target: string): Promise<Hook | undefined> {
     const row = this.db.prepare('SELECT * FROM hooks WHERE provider = ? AND account_id = ? AND target = ?').get(provider, accountId, target) as HookRow | undefined;
@@ -42,7 +46,7 @@ export class SqliteHookStore implements HookStore {
   async secret(id: string): Promise<string> {
     const row = this.db.prepare('SELECT secret_enc FROM hooks WHERE id = ?').get(id) as { secret_enc: string } | undefined;
     if (!row) throw new Error(`No hook ${id}`);
-    return decryptSecret(this.key, row.secret_enc, id);
+    return this.secrets.get(row.secret_enc, id);
   }
 
   async remove(id: string): Promise<void> {
@@ -52,5 +56,10 @@ export class SqliteHookStore implements HookStore {
   async triggers(id: string): Promise<Trigger[]> {
     const rows = this.db.prepare("SELECT * FROM triggers WHERE json_extract(provider_refs_json, '$.hookId') = ? ORDER BY created_at").all(id) as TriggerRow[];
     return rows.map(toTrigger);
+  }
+
+  async intake(id: string): Promise<{ secret: string; triggers: Trigger[] } | undefined> {
+    const row = this.db.prepare('SELECT secret_enc FROM hooks WHERE id = ?').get(id) as { secret_enc: string } | undefined;
+    return row && { secret: this.secrets.get(row.secret_enc, id), triggers: await this.triggers(id) };
   }
 }

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
 import { toTrigger, type TriggerRow } from './rows.js';
-import { newTriggerId, type CommitInput, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from './types.js';
+import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from './types.js';
 
 /** Forwarding is retried for this long after an event was committed. */
 export const FORWARD_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -92,8 +92,31 @@ export class SqliteTriggerStore implements TriggerStore {
   }
 
   async commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]> {
-    const now = this.clock();
+    return this.db.transaction(() => this.append(triggerId, input, this.clock())).immediate();
+  }
+
+  async commitMany(items: CommitItem[]): Promise<Array<PromiseSettledResult<TriggerEvent[]>>> {
+    // Each item in a savepoint of its own: one that fails is undone alone.
+    const one = this.db.transaction((item: CommitItem, now: number) => this.append(item.triggerId, item.input, now));
+    return this.db
+      .transaction(() => {
+        const now = this.clock();
+        return items.map((item): PromiseSettledResult<TriggerEvent[]> => {
+          try {
+            return { status: 'fulfilled', value: one(item, now) };
+          } catch (reason) {
+            return { status: 'rejected', reason };
+          }
+        });
+      })
+      .immediate();
+  }
+
+  /** One trigger's events and state, inside the caller's transaction. */
+  private append(triggerId: string, input: CommitInput, now: number): TriggerEvent[] {
     const receivedAt = new Date(now).toISOString();
+    const trigger = this.db.prepare('SELECT kind, forward_url FROM triggers WHERE id = ?').get(triggerId) as { kind: string; forward_url: string | null } | undefined;
+    if (!trigger) return [];
     const insertEvent = this.db.prepare(
       `INSERT OR IGNORE INTO events (trigger_id, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -101,40 +124,33 @@ export class SqliteTriggerStore implements TriggerStore {
     const insertDelivery = this.db.prepare(
       `INSERT OR IGNORE INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at) VALUES (?, ?, ?, ?, ?)`,
     );
-    const run = this.db.transaction((): TriggerEvent[] => {
-      const trigger = this.db.prepare('SELECT kind, forward_url FROM triggers WHERE id = ?').get(triggerId) as
-        | { kind: string; forward_url: string | null }
-        | undefined;
-      if (!trigger) return [];
-      const added: TriggerEvent[] = [];
-      for (const e of input.events) {
-        const result = insertEvent.run(triggerId, trigger.kind, e.dedupeKey, e.occurredAt, receivedAt, e.summary, JSON.stringify(e.payload));
-        if (result.changes === 0) continue;
-        const id = Number(result.lastInsertRowid);
-        added.push({ id, triggerId, kind: trigger.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });
-        if (trigger.forward_url) insertDelivery.run(id, triggerId, trigger.forward_url, now, now + FORWARD_WINDOW_MS);
-      }
-      this.db
-        .prepare(
-          `UPDATE triggers SET fired = fired + @fired, skipped = skipped + @skipped,
-             errors = errors + @failed, last_error = CASE WHEN @hasError THEN @error ELSE last_error END,
-             status = CASE WHEN @hasError AND @error IS NOT NULL THEN 'failing' WHEN @hasError THEN 'active' ELSE status END,
-             last_event_at = CASE WHEN @fired > 0 THEN @receivedAt ELSE last_event_at END,
-             state_json = COALESCE(@state, state_json)
-           WHERE id = @id`,
-        )
-        .run({
-          id: triggerId,
-          fired: added.length,
-          skipped: input.skipped ?? 0,
-          failed: input.error ? 1 : 0,
-          hasError: input.error !== undefined ? 1 : 0,
-          error: input.error ?? null,
-          receivedAt,
-          state: input.state ? JSON.stringify(input.state) : null,
-        });
-      return added;
-    });
-    return run.immediate();
+    const added: TriggerEvent[] = [];
+    for (const e of input.events) {
+      const result = insertEvent.run(triggerId, trigger.kind, e.dedupeKey, e.occurredAt, receivedAt, e.summary, JSON.stringify(e.payload));
+      if (result.changes === 0) continue;
+      const id = Number(result.lastInsertRowid);
+      added.push({ id, triggerId, kind: trigger.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });
+      if (trigger.forward_url) insertDelivery.run(id, triggerId, trigger.forward_url, now, now + FORWARD_WINDOW_MS);
+    }
+    this.db
+      .prepare(
+        `UPDATE triggers SET fired = fired + @fired, skipped = skipped + @skipped,
+           errors = errors + @failed, last_error = CASE WHEN @hasError THEN @error ELSE last_error END,
+           status = CASE WHEN @hasError AND @error IS NOT NULL THEN 'failing' WHEN @hasError THEN 'active' ELSE status END,
+           last_event_at = CASE WHEN @fired > 0 THEN @receivedAt ELSE last_event_at END,
+           state_json = COALESCE(@state, state_json)
+         WHERE id = @id`,
+      )
+      .run({
+        id: triggerId,
+        fired: added.length,
+        skipped: input.skipped ?? 0,
+        failed: input.error ? 1 : 0,
+        hasError: input.error !== undefined ? 1 : 0,
+        error: input.error ?? null,
+        receivedAt,
+        state: input.state ? JSON.stringify(input.state) : null,
+      });
+    return added;
   }
 }

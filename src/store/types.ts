@@ -91,6 +91,8 @@ export interface HookStore {
   remove(id: string): Promise<void>;
   /** Triggers whose providerRefs.hookId is this hook. */
   triggers(id: string): Promise<Trigger[]>;
+  /** What a delivery to the hook needs, in one read: its secret and its triggers (as `triggers`); undefined for an unknown hook. */
+  intake(id: string): Promise<{ secret: string; triggers: Trigger[] } | undefined>;
 }
 
 export interface Store {
@@ -268,6 +270,12 @@ export interface CommitInput {
   error?: string | null;
 }
 
+/** One trigger's commit within a batch (TriggerStore.commitMany). */
+export interface CommitItem {
+  triggerId: string;
+  input: CommitInput;
+}
+
 export interface TriggerStore {
   create(input: NewTrigger): Promise<Trigger>;
   get(id: string): Promise<Trigger | undefined>;
@@ -279,6 +287,13 @@ export interface TriggerStore {
   update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void>;
   /** Appends the new events (a dedupe key seen before for the trigger is ignored) and the state, atomically. */
   commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]>;
+  /**
+   * Commits several items in one transaction, each as `commit` would in the order given (a dedupe key seen earlier,
+   * in the batch or before, is ignored; ids increase in input order). One outcome per item, in order: its added
+   * events, or why that item alone failed (nothing of it is stored; the others are). Rejects when the transaction
+   * as a whole fails: then nothing of the batch is stored.
+   */
+  commitMany(items: CommitItem[]): Promise<Array<PromiseSettledResult<TriggerEvent[]>>>;
 }
 
 export interface Delivery {

@@ -3,8 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { header, readBody, type Route } from '../http/incoming.js';
-import type { Store, Trigger } from '../store/types.js';
+import type { CommitInput, Store, Trigger, TriggerEvent } from '../store/types.js';
 import type { EventLog } from './event-log.js';
+import { GroupCommit } from './group-commit.js';
 import type { TriggerKind, WebhookDelivery } from '../contracts/triggers.js';
 
 /** GitHub sends at most 25 MB; anything larger is not a delivery. */
@@ -17,7 +18,13 @@ export interface WebhookDeps {
   kinds: Map<string, TriggerKind>;
   log: EventLog;
   logger: Logger;
+  /** Deliveries arriving together share one read of their hook and one transaction (true unless false); false: each has its own, for comparison. */
+  groupCommit?: boolean;
 }
+
+type Commit = (triggerId: string, input: CommitInput) => Promise<TriggerEvent[]>;
+type HookIntake = Awaited<ReturnType<Store['hooks']['intake']>>;
+type Intake = WebhookDeps & { read: ReadDelivery; commit: Commit; hook: (id: string) => Promise<HookIntake> };
 
 /** Compares an HMAC signature header with the one computed over the raw body, in constant time. */
 export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, raw: Buffer, given: string | undefined, prefix: string): boolean {
@@ -34,13 +41,35 @@ export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, r
 export function webhookRoutes(deps: WebhookDeps): Route[] {
   const reading = pLimit(BODIES_AT_ONCE);
   const read = (req: IncomingMessage, res: ServerResponse) => readDelivery(req, res, reading);
+  const grouped = deps.groupCommit !== false;
+  const group = new GroupCommit(deps.store.triggers);
+  const commit: Commit = grouped ? (id, input) => group.commit(id, input) : (id, input) => deps.store.triggers.commit(id, input);
+  const readHook = (id: string) => deps.store.hooks.intake(id);
+  const intake: Intake = { ...deps, read, commit, hook: grouped ? readTogether(readHook) : readHook };
   return [
-    { method: 'POST', path: '/webhooks/github/', public: true, handle: (req, res, url) => github(deps, read, req, res, url) },
-    { method: 'POST', path: '/webhooks/vercel/', public: true, handle: (req, res, url) => vercel(deps, read, req, res, url) },
+    { method: 'POST', path: '/webhooks/github/', public: true, handle: (req, res, url) => github(intake, req, res, url) },
+    { method: 'POST', path: '/webhooks/vercel/', public: true, handle: (req, res, url) => vercel(intake, req, res, url) },
   ];
 }
 
 type ReadDelivery = (req: IncomingMessage, res: ServerResponse) => Promise<Buffer | undefined>;
+
+/**
+ * Reads asked for in one turn of the event loop share one read per key, made once the turn is over: every caller
+ * sees the store as it was after it asked, as with a read of its own.
+ */
+function readTogether<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  let turn: Map<string, Promise<T>> | undefined;
+  return (key) => {
+    if (!turn) {
+      turn = new Map();
+      setImmediate(() => (turn = undefined));
+    }
+    let shared = turn.get(key);
+    if (!shared) turn.set(key, (shared = new Promise<void>((resolve) => setImmediate(resolve)).then(() => read(key))));
+    return shared;
+  };
+}
 
 /** The body of a delivery whose target exists, a bounded number at once; answers 413 itself when it is too large. */
 async function readDelivery(req: IncomingMessage, res: ServerResponse, reading: LimitFunction): Promise<Buffer | undefined> {
@@ -56,15 +85,14 @@ function refuseUnread(res: ServerResponse, status: number, body: unknown): void 
   reply(res, status, body);
 }
 
-async function github(deps: WebhookDeps, read: ReadDelivery, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function github(deps: Intake, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const hookId = url.pathname.slice('/webhooks/github/'.length);
-  const hook = /^hk_[0-9a-f]+$/.test(hookId) ? await deps.store.hooks.get(hookId) : undefined;
+  const hook = /^hk_[0-9a-f]+$/.test(hookId) ? await deps.hook(hookId) : undefined;
   if (!hook) return refuseUnread(res, 404, { error: 'unknown hook' });
-  const raw = await read(req, res);
+  const raw = await deps.read(req, res);
   if (!raw) return;
-  const secret = await deps.store.hooks.secret(hook.id);
-  if (!signatureMatches('sha256', secret, raw, header(req, 'x-hub-signature-256'), 'sha256=')) {
-    deps.logger.warn('github delivery refused: bad signature', { hook: hook.id });
+  if (!signatureMatches('sha256', hook.secret, raw, header(req, 'x-hub-signature-256'), 'sha256=')) {
+    deps.logger.warn('github delivery refused: bad signature', { hook: hookId });
     return reply(res, 401, { error: 'signature mismatch' });
   }
   const event = header(req, 'x-github-event') ?? '';
@@ -72,15 +100,14 @@ async function github(deps: WebhookDeps, read: ReadDelivery, req: IncomingMessag
   const id = header(req, 'x-github-delivery');
   const payload = parse(raw);
   if (!id || !event || !payload) return reply(res, 400, { error: 'missing X-GitHub-Delivery or X-GitHub-Event, or a body that is not JSON' });
-  const accepted = await deliver(deps, await deps.store.hooks.triggers(hook.id), 'github', { id, event, payload });
-  reply(res, 200, { accepted });
+  await deliver(deps, res, hook.triggers, 'github', { id, event, payload });
 }
 
-async function vercel(deps: WebhookDeps, read: ReadDelivery, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function vercel(deps: Intake, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const triggerId = url.pathname.slice('/webhooks/vercel/'.length);
   const trigger = /^trg_[0-9a-f]+$/.test(triggerId) ? await deps.store.triggers.get(triggerId) : undefined;
   if (!trigger || deps.kinds.get(trigger.kind)?.webhook?.provider !== 'vercel') return refuseUnread(res, 404, { error: 'unknown trigger' });
-  const raw = await read(req, res);
+  const raw = await deps.read(req, res);
   if (!raw) return;
   const secrets = await deps.store.triggers.secrets(trigger.id);
   // A replaced secret stays valid for its overlap, so deliveries signed before the provider switched still count.
@@ -92,23 +119,28 @@ async function vercel(deps: WebhookDeps, read: ReadDelivery, req: IncomingMessag
   }
   const payload = parse(raw);
   if (!payload || typeof payload.id !== 'string' || typeof payload.type !== 'string') return reply(res, 400, { error: 'expected a JSON body with id and type' });
-  const accepted = await deliver(deps, [trigger], 'vercel', { id: payload.id, event: payload.type, payload });
-  reply(res, 200, { accepted });
+  await deliver(deps, res, [trigger], 'vercel', { id: payload.id, event: payload.type, payload });
 }
 
-async function deliver(deps: WebhookDeps, triggers: Trigger[], provider: 'github' | 'vercel', delivery: WebhookDelivery): Promise<number> {
-  let accepted = 0;
+/** Commits every matching trigger's events, then answers: 200 once all are stored, 503 (send it again) when any is not. */
+async function deliver(deps: Intake, res: ServerResponse, triggers: Trigger[], provider: 'github' | 'vercel', delivery: WebhookDelivery): Promise<void> {
+  const commits: Array<Promise<TriggerEvent[]>> = [];
   for (const trigger of triggers) {
     const source = deps.kinds.get(trigger.kind)?.webhook;
     if (source?.provider !== provider) continue;
     const events = source.match(delivery, trigger.config);
-    if (events.length === 0) continue;
-    accepted += (await deps.store.triggers.commit(trigger.id, { events })).length;
+    if (events.length) commits.push(deps.commit(trigger.id, { events }));
   }
+  const outcomes = await Promise.allSettled(commits);
+  const accepted = outcomes.reduce((n, o) => n + (o.status === 'fulfilled' ? o.value.length : 0), 0);
   // Committed is what the sender needs to hear; telling this process's clients need not hold up the answer.
   // A failed read is retried by the log's own timer.
   if (accepted) void deps.log.poke().catch(() => undefined);
-  return accepted;
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (!failed) return reply(res, 200, { accepted });
+  // What was stored stays stored: the redelivery is deduplicated against it.
+  deps.logger.error('delivery not stored', { provider, delivery: delivery.id, message: String((failed.reason as Error)?.message ?? failed.reason) });
+  reply(res, 503, { error: 'The delivery could not be stored; send it again.' });
 }
 
 function parse(raw: Buffer): Record<string, any> | undefined {

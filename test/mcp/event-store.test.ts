@@ -1,6 +1,8 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { SessionEventStore } from '../../src/mcp/event-store.js';
+import { sendNotificationsDirectly } from '../../src/mcp/streams.js';
 
 const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/test', params: { n } });
 
@@ -47,5 +49,21 @@ describe('session event store', () => {
     now += 600;
     expect(numbers((await replay(byAge, old)).sent)).toEqual([2]);
     expect(byAge.size).toBe(1);
+  });
+});
+
+describe('notifications sent to the standalone stream directly', () => {
+  it('keeps a notification related to no request in the event store without the SDK\'s send; anything else takes the SDK\'s way', async () => {
+    const events = new SessionEventStore();
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => 'session', eventStore: events });
+    transport.send = async () => {
+      throw new Error('sent the SDK\'s way');
+    };
+    sendNotificationsDirectly(transport, events);
+    await transport.send(note(1) as never);
+    expect(numbers((await replay(events, '0__GET_stream')).sent)).toEqual([1]);
+    await expect(transport.send({ jsonrpc: '2.0', id: 1, result: {} })).rejects.toThrow(/the SDK's way/);
+    await expect(transport.send(note(2) as never, { relatedRequestId: 7 })).rejects.toThrow(/the SDK's way/);
+    expect(events.size).toBe(1);
   });
 });

@@ -69,10 +69,17 @@ describe.each(ADAPTERS)('the store contract on $name', (adapter) => {
     const using = await store.triggers.create({ kind: 'github.push', accountId, config: {}, providerRefs: { hookId: hook.id } });
     await store.triggers.create({ kind: 'github.push', accountId, config: {}, providerRefs: { hookId: 'hk_someone_else' } });
     expect((await store.hooks.triggers(hook.id)).map((t) => t.id)).toEqual([using.id]);
+    const intake = await store.hooks.intake(hook.id);
+    expect(intake!.secret).toBe(secret);
+    expect(intake!.triggers.map((t) => [t.id, t.providerRefs])).toEqual([[using.id, { hookId: hook.id }]]);
+    const { hook: bare } = await store.hooks.create({ provider: 'github', accountId, target: 'repo:octo/bare', events: ['push'] });
+    expect((await store.hooks.intake(bare.id))!.triggers).toEqual([]);
+    expect(await store.hooks.intake('hk_0000000000000000')).toBeUndefined();
 
     await store.hooks.remove(hook.id);
     expect(await store.hooks.get(hook.id)).toBeUndefined();
     await expect(store.hooks.secret(hook.id)).rejects.toThrow(/No hook/);
+    expect(await store.hooks.intake(hook.id)).toBeUndefined();
   });
 
   it('removes an account\'s webhooks with it', async () => {

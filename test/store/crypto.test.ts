@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import os from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decryptSecret, encryptSecret, keyFromString, loadKey } from '../../src/store/crypto.js';
+import { DecryptedSecrets, decryptSecret, encryptSecret, keyFromString, loadKey } from '../../src/store/crypto.js';
 import { openStore } from '../../src/store/index.js';
 import { ADAPTERS, cleanUp } from './adapters.js';
 
@@ -40,6 +40,19 @@ describe('encryptSecret / decryptSecret', () => {
     const blob = encryptSecret(key, 'secret', 'acc_aaaaaaaaaa');
     expect(() => decryptSecret(key, blob, 'acc_bbbbbbbbbb')).toThrow(/belongs to another account/);
     expect(() => decryptSecret(randomBytes(32), blob, 'acc_aaaaaaaaaa')).toThrow(/another key/);
+  });
+
+  it('remembers a decrypted secret by blob and owner only: a remembered blob moved to another owner or altered is still refused', () => {
+    const secrets = new DecryptedSecrets(key, 2);
+    const blob = encryptSecret(key, 'hook secret', 'hk_aaaa');
+    expect(secrets.get(blob, 'hk_aaaa')).toBe('hook secret');
+    expect(secrets.get(blob, 'hk_aaaa')).toBe('hook secret');
+    expect(() => secrets.get(blob, 'hk_bbbb')).toThrow(/belongs to another account/);
+    const parts = blob.split('.');
+    expect(() => secrets.get([parts[0], parts[1], flipFirstChar(parts[2]!), parts[3]].join('.'), 'hk_aaaa')).toThrow(/it was altered/);
+    // Past its size it starts over, decrypting again.
+    for (const owner of ['hk_1', 'hk_2', 'hk_3']) expect(secrets.get(encryptSecret(key, owner, owner), owner)).toBe(owner);
+    expect(() => new DecryptedSecrets(randomBytes(32)).get(blob, 'hk_aaaa')).toThrow(/another key/);
   });
 });
 

@@ -71,6 +71,25 @@ describe('the PostgreSQL event log', () => {
   });
 });
 
+describe('PostgreSQL batches', () => {
+  it('a value the database refuses (a NUL in text) fails its own item only; the others are stored, ids in input order', async () => {
+    const store = await openAt(await postgresAdapter.location());
+    const accountId = (await store.accounts.add({ provider: 'github', secret: { kind: 'token', token: 'ghp_batch_test' } })).id;
+    const t = await store.triggers.create({ kind: 'github.push', accountId, config: {} });
+    const outcomes = await store.triggers.commitMany([
+      { triggerId: t.id, input: { events: [ev('1')] } },
+      { triggerId: t.id, input: { events: [{ ...ev('2'), summary: 'nul \u0000 here' }] } },
+      { triggerId: t.id, input: { events: [ev('3')] } },
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(((outcomes[1] as PromiseRejectedResult).reason as { code?: string }).code).toBe('22021');
+    const stored = await store.events.after(0, { limit: 10 });
+    expect(stored.map((e) => e.dedupeKey)).toEqual(['1', '3']);
+    expect(stored[0]!.id).toBeLessThan(stored[1]!.id);
+    expect(await store.triggers.get(t.id)).toMatchObject({ fired: 2 });
+  });
+});
+
 describe('PostgreSQL migrations', () => {
   it('instances starting together on an empty database apply each migration once', async () => {
     const location = await postgresAdapter.location();

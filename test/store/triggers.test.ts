@@ -68,6 +68,64 @@ describe.each(ADAPTERS)('triggers and events on $name', (adapter) => {
       expect(await store.events.after(0, { limit: 10 })).toEqual([]);
     });
 
+    it('commits a batch in order: a key seen earlier in the batch or before is ignored, ids increase in input order', async () => {
+      const a = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {} });
+      const b = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {} });
+      const [old] = await store.triggers.commit(a.id, { events: [ev('old')] });
+      const outcomes = await store.triggers.commitMany([
+        { triggerId: a.id, input: { events: [ev('x'), ev('old')] } },
+        { triggerId: b.id, input: { events: [ev('x')] } },
+        { triggerId: a.id, input: { events: [ev('x'), ev('y')] } },
+        { triggerId: a.id, input: { events: [ev('z'), ev('z')] } },
+      ]);
+      const added = outcomes.map((o) => (o.status === 'fulfilled' ? o.value.map((e) => `${e.triggerId === a.id ? 'a' : 'b'}:${e.dedupeKey}`) : o.reason));
+      expect(added).toEqual([['a:x'], ['b:x'], ['a:y'], ['a:z']]);
+      const ids = outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value.map((e) => e.id) : []));
+      expect(ids[0]).toBeGreaterThan(old!.id);
+      expect(ids).toEqual([...ids].sort((p, q) => p - q));
+      expect(new Set(ids).size).toBe(4);
+      const log = await store.events.after(old!.id, { limit: 10 });
+      expect(log.map((e) => [e.id, e.dedupeKey])).toEqual(outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value.map((e) => [e.id, e.dedupeKey]) : [])));
+      expect(log[0]!.payload).toEqual({ key: 'x' });
+      expect(await store.triggers.get(a.id)).toMatchObject({ fired: 4 });
+      expect(await store.triggers.get(b.id)).toMatchObject({ fired: 1 });
+    });
+
+    it('keeps the other items of a batch when one fails or names a removed trigger', async () => {
+      const t = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {}, state: { deltaLink: 'old' } });
+      const gone = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {} });
+      await store.triggers.remove(gone.id);
+      const bad = { dedupeKey: 'bad', occurredAt: 'now', summary: 's', payload: {} as Record<string, unknown> };
+      bad.payload.self = bad.payload; // circular: it cannot be written
+      const outcomes = await store.triggers.commitMany([
+        { triggerId: t.id, input: { events: [ev('1')] } },
+        { triggerId: t.id, input: { events: [ev('2'), bad], state: { deltaLink: 'new' } } },
+        { triggerId: gone.id, input: { events: [ev('3')] } },
+        { triggerId: t.id, input: { events: [ev('4')] } },
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(outcomes[2]).toEqual({ status: 'fulfilled', value: [] });
+      expect((await store.events.after(0, { limit: 10 })).map((e) => e.dedupeKey)).toEqual(['1', '4']);
+      expect(await store.triggers.get(t.id)).toMatchObject({ fired: 2, state: { deltaLink: 'old' } });
+    });
+
+    it('leaves a trigger\'s counts, error and state as the same commits one after another would', async () => {
+      const batched = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {} });
+      const single = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {} });
+      const inputs = [
+        { events: [ev('1')], skipped: 2, error: 'Graph answered 503' },
+        { events: [ev('1'), ev('2')], state: { deltaLink: 'd1' } },
+        { events: [], error: null, state: { deltaLink: 'd2' } },
+        { events: [], error: 'Graph answered 429', skipped: 1 },
+      ];
+      await store.triggers.commitMany(inputs.map((input) => ({ triggerId: batched.id, input })));
+      for (const input of inputs) await store.triggers.commit(single.id, input);
+      const counts = ({ fired, skipped, errors, status, lastError, state }: any) => ({ fired, skipped, errors, status, lastError, state });
+      expect(counts(await store.triggers.get(batched.id))).toEqual({ fired: 2, skipped: 3, errors: 2, status: 'failing', lastError: 'Graph answered 429', state: { deltaLink: 'd2' } });
+      expect(counts(await store.triggers.get(single.id))).toEqual(counts(await store.triggers.get(batched.id)));
+      expect(await store.triggers.commitMany([])).toEqual([]);
+    });
+
     it('removes the triggers of a removed account', async () => {
       await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {} });
       await store.accounts.remove(accountId);
@@ -164,6 +222,19 @@ describe.each(ADAPTERS)('triggers and events on $name', (adapter) => {
       await store.events.recordAttempt(due[0]!.id, { status: 500, error: 'receiver answered 500', durationMs: 3, delivered: false, nextAttemptAt: Date.now() + 60_000 });
       expect(await store.work.claimDeliveries('test', 10, 60_000)).toEqual([]);
       expect(await store.events.attempts(e!.id)).toMatchObject([{ attempt: 1, status: 500, error: 'receiver answered 500' }]);
+    });
+
+    it('queues a delivery per event a batch adds for a trigger with a forward URL', async () => {
+      const t = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {}, forwardUrl: 'http://127.0.0.1:9/x' });
+      const plain = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {} });
+      const outcomes = await store.triggers.commitMany([
+        { triggerId: t.id, input: { events: [ev('1'), ev('2')] } },
+        { triggerId: plain.id, input: { events: [ev('3')] } },
+        { triggerId: t.id, input: { events: [ev('1')] } },
+      ]);
+      const forwarded = outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value[0]?.triggerId === t.id ? o.value.map((e) => e.id) : []));
+      const due = await store.work.claimDeliveries('test', 10, 60_000);
+      expect(due.map((d) => [d.event.id, d.url])).toEqual(forwarded.map((id) => [id, 'http://127.0.0.1:9/x']));
     });
   });
 });

@@ -1,16 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { decryptSecret, encryptSecret } from '../crypto.js';
+import { DecryptedSecrets, encryptSecret } from '../crypto.js';
 import type { Hook, HookStore, Trigger } from '../types.js';
 import type { Sql, Tx } from './connection.js';
 import { toHook, toTrigger, type HookRow, type TriggerRow } from '../rows.js';
 
 export class PgHookStore implements HookStore {
+  private readonly secrets: DecryptedSecrets;
+
   constructor(
     private readonly sql: Sql,
     private readonly key: Buffer,
     /** Throws when the store's key changed since this process opened it (secrets rotate). */
     private readonly guard: (tx: Tx) => Promise<void>,
-  ) {}
+  ) {
+    this.secrets = new DecryptedSecrets(key);
+  }
 
   async find(provider: string, accountId: string, target: string): Promise<Hook | undefined> {
     const [row] = await this.sql<HookRow[]>`SELECT * FROM hooks WHERE provider = ${provider} AND account_id = ${accountId} AND target = ${target}`;
@@ -44,7 +48,7 @@ export class PgHookStore implements HookStore {
   async secret(id: string): Promise<string> {
     const [row] = await this.sql<{ secret_enc: string }[]>`SELECT secret_enc FROM hooks WHERE id = ${id}`;
     if (!row) throw new Error(`No hook ${id}`);
-    return decryptSecret(this.key, row.secret_enc, id);
+    return this.secrets.get(row.secret_enc, id);
   }
 
   async remove(id: string): Promise<void> {
@@ -54,5 +58,14 @@ export class PgHookStore implements HookStore {
   async triggers(id: string): Promise<Trigger[]> {
     const rows = await this.sql<TriggerRow[]>`SELECT * FROM triggers WHERE provider_refs_json ->> 'hookId' = ${id} ORDER BY created_at, seq`;
     return rows.map(toTrigger);
+  }
+
+  async intake(id: string): Promise<{ secret: string; triggers: Trigger[] } | undefined> {
+    // One round trip: the hook's secret on every row, beside each of its triggers (none: one row of NULLs).
+    const rows = await this.sql<Array<TriggerRow & { hook_secret_enc: string }>>`
+      SELECT h.secret_enc AS hook_secret_enc, t.* FROM hooks h LEFT JOIN triggers t ON t.provider_refs_json ->> 'hookId' = h.id
+      WHERE h.id = ${id} ORDER BY t.created_at, t.seq`;
+    if (!rows.length) return undefined;
+    return { secret: this.secrets.get(rows[0]!.hook_secret_enc, id), triggers: rows.filter((row) => row.id !== null).map(toTrigger) };
   }
 }

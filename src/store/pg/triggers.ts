@@ -2,7 +2,7 @@ import { InputError } from '../../errors.js';
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
 import { FORWARD_WINDOW_MS } from '../triggers.js';
-import { newTriggerId, type CommitInput, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
+import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 import { COMMITS_CHANNEL, LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';
 
 /**
@@ -85,37 +85,154 @@ export class PgTriggerStore implements TriggerStore {
   }
 
   async commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]> {
-    const now = this.clock();
-    const receivedAt = new Date(now).toISOString();
-    return this.sql.begin(async (tx) => {
-      // The trigger's row first (one commit per trigger at a time), the log's lock only for the appending itself.
-      const [trigger] = await tx<{ kind: string; forward_url: string | null }[]>`
-        SELECT kind, forward_url FROM triggers WHERE id = ${triggerId} FOR NO KEY UPDATE`;
-      if (!trigger) return [];
-      const added: TriggerEvent[] = [];
-      if (input.events.length) await lockEventLog(tx);
-      for (const e of input.events) {
-        const [row] = await tx<{ id: number }[]>`
-          INSERT INTO events (trigger_id, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
-          VALUES (${triggerId}, ${trigger.kind}, ${e.dedupeKey}, ${e.occurredAt}, ${receivedAt}, ${e.summary}, ${JSON.stringify(e.payload)}::text::json)
-          ON CONFLICT (trigger_id, dedupe_key) DO NOTHING RETURNING id`;
-        if (!row) continue;
-        added.push({ id: row.id, triggerId, kind: trigger.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });
-        if (trigger.forward_url) {
-          await tx`INSERT INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at)
-            VALUES (${row.id}, ${triggerId}, ${trigger.forward_url}, ${now}, ${now + FORWARD_WINDOW_MS}) ON CONFLICT DO NOTHING`;
-        }
-      }
-      const hasError = input.error !== undefined;
-      const error = input.error ?? null;
-      await tx`
-        UPDATE triggers SET fired = fired + ${added.length}, skipped = skipped + ${input.skipped ?? 0},
-          errors = errors + ${input.error ? 1 : 0}, last_error = CASE WHEN ${hasError} THEN ${error}::text ELSE last_error END,
-          status = CASE WHEN ${hasError} AND ${error}::text IS NOT NULL THEN 'failing' WHEN ${hasError} THEN 'active' ELSE status END,
-          last_event_at = CASE WHEN ${added.length} > 0 THEN ${receivedAt} ELSE last_event_at END,
-          state_json = COALESCE(${input.state ? JSON.stringify(input.state) : null}::text::json, state_json)
-        WHERE id = ${triggerId}`;
-      return added;
-    }) as Promise<TriggerEvent[]>;
+    const [outcome] = await this.commitMany([{ triggerId, input }]);
+    if (outcome!.status === 'rejected') throw outcome!.reason;
+    return outcome!.value;
   }
+
+  async commitMany(items: CommitItem[]): Promise<Array<PromiseSettledResult<TriggerEvent[]>>> {
+    const now = this.clock();
+    // A payload or state that cannot be written as JSON fails its own item before anything is sent.
+    const outcomes: Array<PromiseSettledResult<TriggerEvent[]> | undefined> = [];
+    const batch: Prepared[] = [];
+    items.forEach((item, at) => {
+      try {
+        const state = item.input.state ? JSON.stringify(item.input.state) : null;
+        batch.push({ at, item, payloads: item.input.events.map((e) => JSON.stringify(e.payload)), state });
+      } catch (reason) {
+        outcomes[at] = { status: 'rejected', reason };
+      }
+    });
+    try {
+      const added = batch.length ? await this.sql.begin((tx) => this.append(tx, batch, now)) : [];
+      batch.forEach(({ at }, i) => (outcomes[at] = { status: 'fulfilled', value: added[i]! }));
+    } catch (error) {
+      // A value the database refuses belongs to one item: each is then committed alone, in order, so only its own fails.
+      if (batch.length < 2 || !isDataError(error)) throw error;
+      for (const { at, item } of batch) {
+        outcomes[at] = await this.commitMany([item]).then(
+          ([alone]) => alone!,
+          (reason: unknown) => ({ status: 'rejected', reason }) as const,
+        );
+      }
+    }
+    return outcomes as Array<PromiseSettledResult<TriggerEvent[]>>;
+  }
+
+  /** The batch's events, in input order, and each trigger's counts and state, in the caller's transaction. */
+  private async append(tx: Tx, batch: Prepared[], now: number): Promise<TriggerEvent[][]> {
+    const receivedAt = new Date(now).toISOString();
+    // The triggers' rows first, in one order for every transaction (one commit per trigger at a time), the log's lock
+    // only for the appending itself.
+    const ids = [...new Set(batch.map(({ item }) => item.triggerId))].sort();
+    const rows = await tx<{ id: string; kind: string; forward_url: string | null }[]>`
+      SELECT id, kind, forward_url FROM triggers WHERE id = ANY(${ids}::text[]) ORDER BY id FOR NO KEY UPDATE`;
+    const triggers = new Map(rows.map((row) => [row.id, row]));
+    const proposed = { triggerIds: [] as string[], kinds: [] as string[], keys: [] as string[], occurred: [] as string[], summaries: [] as string[], payloads: [] as string[] };
+    for (const { item, payloads } of batch) {
+      const trigger = triggers.get(item.triggerId);
+      if (!trigger) continue;
+      item.input.events.forEach((e, i) => {
+        proposed.triggerIds.push(item.triggerId);
+        proposed.kinds.push(trigger.kind);
+        proposed.keys.push(e.dedupeKey);
+        proposed.occurred.push(e.occurredAt);
+        proposed.summaries.push(e.summary);
+        proposed.payloads.push(payloads[i]!);
+      });
+    }
+    // Ids are drawn in input order (sorted before they are drawn); a key already stored, or earlier in the batch, is
+    // skipped. The insert is sent with the lock, without waiting for it: the database runs it once the lock is held.
+    const stored = new Map<string, number>();
+    if (proposed.keys.length) {
+      const [, inserted] = await Promise.all([
+        lockEventLog(tx),
+        tx<{ id: number; trigger_id: string; dedupe_key: string }[]>`
+        INSERT INTO events (trigger_id, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
+        SELECT trigger_id, kind, dedupe_key, occurred_at, ${receivedAt}::text, summary, payload::json
+        FROM unnest(${proposed.triggerIds}::text[], ${proposed.kinds}::text[], ${proposed.keys}::text[], ${proposed.occurred}::text[],
+          ${proposed.summaries}::text[], ${proposed.payloads}::text[]) WITH ORDINALITY AS e(trigger_id, kind, dedupe_key, occurred_at, summary, payload, n)
+        ORDER BY n
+        ON CONFLICT (trigger_id, dedupe_key) DO NOTHING RETURNING id, trigger_id, dedupe_key`,
+      ]);
+      for (const row of inserted) stored.set(`${row.trigger_id}\n${row.dedupe_key}`, row.id);
+    }
+
+    const added = batch.map(({ item }) => {
+      const trigger = triggers.get(item.triggerId);
+      const events: TriggerEvent[] = [];
+      for (const e of trigger ? item.input.events : []) {
+        const key = `${item.triggerId}\n${e.dedupeKey}`;
+        const id = stored.get(key);
+        if (id === undefined) continue;
+        stored.delete(key);
+        events.push({ id, triggerId: item.triggerId, kind: trigger!.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });
+      }
+      return events;
+    });
+
+    const forwarded = added.flat().filter((e) => triggers.get(e.triggerId)!.forward_url);
+    const queueing = forwarded.length
+      ? tx`INSERT INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at)
+        SELECT event_id, trigger_id, url, ${now}::bigint, ${now + FORWARD_WINDOW_MS}::bigint
+        FROM unnest(${forwarded.map((e) => e.id)}::bigint[], ${forwarded.map((e) => e.triggerId)}::text[],
+          ${forwarded.map((e) => triggers.get(e.triggerId)!.forward_url!)}::text[]) AS d(event_id, trigger_id, url)
+        ON CONFLICT DO NOTHING`
+      : undefined;
+    await Promise.all([queueing, ...[...countsByTrigger(batch, added, triggers)].map(([id, c]) => this.count(tx, id, c, receivedAt))]);
+    return added;
+  }
+
+  private async count(tx: Tx, triggerId: string, c: Counts, receivedAt: string): Promise<void> {
+    await tx`
+      UPDATE triggers SET fired = fired + ${c.fired}, skipped = skipped + ${c.skipped},
+        errors = errors + ${c.failed}, last_error = CASE WHEN ${c.hasError} THEN ${c.error}::text ELSE last_error END,
+        status = CASE WHEN ${c.hasError} AND ${c.error}::text IS NOT NULL THEN 'failing' WHEN ${c.hasError} THEN 'active' ELSE status END,
+        last_event_at = CASE WHEN ${c.fired} > 0 THEN ${receivedAt} ELSE last_event_at END,
+        state_json = COALESCE(${c.state}::text::json, state_json)
+      WHERE id = ${triggerId}`;
+  }
+}
+
+/** An item of a batch, with its JSON written. */
+interface Prepared {
+  /** Its place in the input. */
+  at: number;
+  item: CommitItem;
+  payloads: string[];
+  state: string | null;
+}
+
+/** What a trigger's row gains from the batch: the sum of its items, and the last error and state given, as commits one after another would leave it. */
+interface Counts {
+  fired: number;
+  skipped: number;
+  failed: number;
+  hasError: boolean;
+  error: string | null;
+  state: string | null;
+}
+
+function countsByTrigger(batch: Prepared[], added: TriggerEvent[][], triggers: Map<string, unknown>): Map<string, Counts> {
+  const counts = new Map<string, Counts>();
+  batch.forEach(({ item: { triggerId, input }, state }, i) => {
+    if (!triggers.has(triggerId)) return;
+    let c = counts.get(triggerId);
+    if (!c) counts.set(triggerId, (c = { fired: 0, skipped: 0, failed: 0, hasError: false, error: null, state: null }));
+    c.fired += added[i]!.length;
+    c.skipped += input.skipped ?? 0;
+    if (input.error) c.failed++;
+    if (input.error !== undefined) {
+      c.hasError = true;
+      c.error = input.error;
+    }
+    if (state !== null) c.state = state;
+  });
+  return counts;
+}
+
+/** Refused for a value in it (SQLSTATE classes 22 data exception, 23 constraint, 54 program limit, e.g. a NUL in text or a key too long to index), not for the database's state. */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && /^(22|23|54)/.test(code);
 }
