@@ -2,6 +2,7 @@
 // repeated runs beside a baseline measured in the same run, interleaved where it can be, since this machine is shared.
 import { writeFileSync } from 'node:fs';
 import { benchEvents } from './events.js';
+import { benchFanout } from './fanout.js';
 import { benchHttpLoad } from './http-load.js';
 import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead.js';
@@ -24,6 +25,7 @@ const benches = {
   poller: () => benchPoller(),
   memory: () => benchMemory({ triggers: 1000 }),
   events: () => benchEvents({ events: n('BENCH_EVENTS', 2000) }),
+  fanout: () => benchFanout({ events: n('BENCH_FANOUT_EVENTS', 300), rounds: n('BENCH_FANOUT_ROUNDS', 4) }),
 };
 // BENCH_ONLY=a,b runs those alone and prints their report without replacing the files of a whole run.
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
