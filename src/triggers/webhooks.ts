@@ -41,11 +41,14 @@ export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, r
 export function webhookRoutes(deps: WebhookDeps): Route[] {
   const reading = pLimit(BODIES_AT_ONCE);
   const read = (req: IncomingMessage, res: ServerResponse) => readDelivery(req, res, reading);
-  const grouped = deps.groupCommit !== false;
-  const group = new GroupCommit(deps.store.triggers);
-  const commit: Commit = grouped ? (id, input) => group.commit(id, input) : (id, input) => deps.store.triggers.commit(id, input);
   const readHook = (id: string) => deps.store.hooks.intake(id);
-  const intake: Intake = { ...deps, read, commit, hook: grouped ? readTogether(readHook) : readHook };
+  const group = deps.groupCommit === false ? undefined : new GroupCommit(deps.store.triggers);
+  const intake: Intake = {
+    ...deps,
+    read,
+    hook: group ? readTogether(readHook) : readHook,
+    commit: group ? (id, input) => group.commit(id, input) : (id, input) => deps.store.triggers.commit(id, input),
+  };
   return [
     { method: 'POST', path: '/webhooks/github/', public: true, handle: (req, res, url) => github(intake, req, res, url) },
     { method: 'POST', path: '/webhooks/vercel/', public: true, handle: (req, res, url) => vercel(intake, req, res, url) },
