@@ -131,30 +131,37 @@ async function startIntake({ store, groupCommit, sessions, idleClients, pg, conc
   const subscribersCpu0 = subscribers && cpuMs(subscribers.pid);
   const pool = new Pool(new URL(server.mcpUrl).origin, { connections: concurrency });
   const path = `/webhooks/github/${hookId}`;
+  let sent = 0;
+  let refused = 0;
+  let told = { updates: 0, notes: 0 };
+  /** Waits (up to 60 s) until every session has been told of `events` events; the fewest any session was told of. */
+  const settle = async (events) => {
+    for (const deadline = Date.now() + 60_000; subscribers; await new Promise((r) => setTimeout(r, 50))) {
+      const counts = await subscribers.counts();
+      told = { updates: Math.min(...counts.map((c) => c.updates)), notes: Math.min(...counts.map((c) => c.notes)) };
+      if ((told.updates >= events && told.notes >= events) || Date.now() > deadline) break;
+    }
+  };
+  const send = async (items, pid) => {
+    const result = await post(pool, path, signed(items, secret), concurrency, pid);
+    sent += items.length;
+    refused += result.failed;
+    // The next round, to this server or another, starts once these sessions have read what they were sent: a round's clients are its own.
+    await settle(sent);
+    return result;
+  };
   // The first deliveries run before the JIT and the store's caches settle: they are a warm-up, not a round.
-  const warm = await post(pool, path, signed(warmUp, secret), concurrency);
-  let sent = warmUp.length;
-  let refused = warm.failed;
+  await send(warmUp);
   return {
     config: { store, groupCommit, sessions, idleClients },
     secret,
-    async round(items) {
-      const result = await post(pool, path, signed(items, secret), concurrency, server.pid);
-      sent += items.length;
-      refused += result.failed;
-      return result;
-    },
-    /** Events stored, deliveries sent and refused, the fewest events any session was told of (waiting up to 60 s for them), and the subscribers' CPU time per event. */
+    round: (items) => send(items, server.pid),
+    /** Events stored, deliveries sent and refused, the fewest events any session was told of, and the subscribers' CPU time per event. */
     async finish() {
       const read = await openStore({ ...location, secretKey: SECRET_KEY });
       const fired = (await read.triggers.get(triggerId)).fired;
       await read.close();
-      let told = { updates: 0, notes: 0 };
-      for (const deadline = Date.now() + 60_000; subscribers; await new Promise((r) => setTimeout(r, 100))) {
-        const counts = await subscribers.counts();
-        told = { updates: Math.min(...counts.map((c) => c.updates)), notes: Math.min(...counts.map((c) => c.notes)) };
-        if ((told.updates >= fired && told.notes >= fired) || Date.now() > deadline) break;
-      }
+      await settle(fired);
       const subscribersCpuPerEvent = subscribers ? (cpuMs(subscribers.pid) - subscribersCpu0) / fired : undefined;
       return { sent, refused, fired, told, subscribersCpuPerEvent };
     },
@@ -260,7 +267,8 @@ function report({ results, bareRounds, verify, settings, perRound, rounds, concu
       `share a read of their hook and a transaction, those arriving while it is written share the next), each with no MCP session and with ${sessions} ` +
       `sessions subscribed to the trigger's events resource (SDK v1 clients in a process of their own). Deployed, clients run on machines of their own; here ` +
       `they share the server's two cores, and their SDK spends more CPU on each event than the server does, so they run under SCHED_IDLE (\`chrt --idle\`): ` +
-      `they read what they were sent whenever a core is free. One more group-commit server has its clients at normal priority, competing for the cores. ` +
+      `they read what they were sent whenever a core is free, and the next round (to any server) starts once they have read it all. One more ` +
+      `group-commit server has its clients at normal priority, competing for the cores. ` +
       `After ${WARM_UP} warm-up deliveries each, ${rounds} rounds of ${perRound} distinct signed \`issues.opened\` deliveries (a real payload, ${bytes} bytes) ` +
       `are POSTed over 127.0.0.1 with undici, ${concurrency} in flight; each round goes to every server of the store in a new random order. Each delivery is ` +
       `verified, matched, committed before its 200, and told to the sessions. Rates are the median round; CPU times are from /proc. ` +
