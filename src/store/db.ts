@@ -43,14 +43,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 }
 
 async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> {
-  const dbFile = join(options.dataDir, DB_FILE_NAME);
-  let db: Database.Database;
-  try {
-    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    db = openDatabase(dbFile);
-  } catch (error) {
-    throw damagedStoreError(error, dbFile) ?? dataDirError(error as NodeJS.ErrnoException, options.dataDir);
-  }
+  const { db, dbFile } = openDataDirDatabase(options.dataDir);
   try {
     runMigrations(db);
     restrictFileModes(dbFile);
@@ -75,6 +68,17 @@ async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> 
   } catch (error) {
     db.close();
     throw damagedStoreError(error, dbFile) ?? error;
+  }
+}
+
+/** The data dir's SQLite file, created (0600) with its directory when absent; failures say which file or directory and how to fix it. */
+export function openDataDirDatabase(dataDir: string): { db: Database.Database; dbFile: string } {
+  const dbFile = join(dataDir, DB_FILE_NAME);
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    return { db: openDatabase(dbFile), dbFile };
+  } catch (error) {
+    throw damagedStoreError(error, dbFile) ?? dataDirError(error as NodeJS.ErrnoException, dataDir);
   }
 }
 

@@ -1,7 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type Database from 'better-sqlite3';
-import { damagedStoreError, dataDirError, DB_FILE_NAME, openDatabase } from './db.js';
+import { damagedStoreError, openDataDirDatabase } from './db.js';
 import { runMigrations } from './migrations.js';
 
 export interface MigrateResult {
@@ -18,14 +15,7 @@ export interface MigrateResult {
  */
 export async function migrateStore(options: { dataDir: string; databaseUrl?: string }): Promise<MigrateResult> {
   if (options.databaseUrl) return (await import('./pg/migrations.js')).migrateDatabase(options.databaseUrl);
-  const dbFile = join(options.dataDir, DB_FILE_NAME);
-  let db: Database.Database;
-  try {
-    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    db = openDatabase(dbFile);
-  } catch (error) {
-    throw damagedStoreError(error, dbFile) ?? dataDirError(error as NodeJS.ErrnoException, options.dataDir);
-  }
+  const { db, dbFile } = openDataDirDatabase(options.dataDir);
   try {
     return { store: `SQLite ${dbFile}`, ...runMigrations(db) };
   } catch (error) {
