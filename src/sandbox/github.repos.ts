@@ -148,6 +148,13 @@ export function repoRoutes(state: GithubState): Routes {
 
   return {
     'GET /user': (req) => ok(privateUser(ctxOf(state, req))),
+    'GET /user/emails': () => ok([{ email: state.users[state.login]!.email, primary: true, verified: true, visibility: 'public' }]),
+    'GET /user/memberships/orgs/:org': (req) => {
+      const org = Object.keys(state.orgs).find((o) => o === req.params.org!.toLowerCase());
+      const role = org ? state.orgs[org]!.members[state.login] : undefined;
+      if (!org || !role) throw notFound('https://docs.github.com/rest/orgs/members#get-an-organization-membership-for-the-authenticated-user');
+      return ok({ url: `${ctxOf(state, req).api}/orgs/${org}/memberships/${state.login}`, state: 'active', role, organization: { login: org } });
+    },
     'GET /users/:username': (req) => {
       const u = Object.values(state.users).find((x) => x.login.toLowerCase() === req.params.username!.toLowerCase());
       if (!u) throw notFound('https://docs.github.com/rest/users/users#get-a-user');
