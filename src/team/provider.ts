@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import { storeAdapter } from './adapter.js';
@@ -48,7 +48,7 @@ export function createAuthServer(o: AuthServerOptions): Provider {
       if (!user || user.disabled) return undefined;
       return { accountId: user.id, claims: async () => ({ sub: user.id }) };
     },
-    interactions: { url: async (_ctx, interaction) => `${AUTH_PATHS.interaction}${interaction.uid}` },
+    interactions: { policy: signInPolicy(), url: async (_ctx, interaction) => `${AUTH_PATHS.interaction}${interaction.uid}` },
     routes: {
       authorization: AUTH_PATHS.authorization,
       token: AUTH_PATHS.token,
@@ -118,6 +118,14 @@ export function createAuthServer(o: AuthServerOptions): Provider {
   provider.proxy = true;
   provider.on('server_error', (_ctx: unknown, error: Error) => o.logger.error('authorization server error', { message: error.message }));
   return provider;
+}
+
+/** oidc-provider's prompts, with one more reason to sign in: the session's person was disabled or removed since. */
+function signInPolicy() {
+  const policy = interactionPolicy.base();
+  const gone = (ctx: KoaContextWithOIDC) => !!ctx.oidc.session?.accountId && !ctx.oidc.account;
+  policy.get('login')!.checks.add(new interactionPolicy.Check('account_unavailable', 'the signed-in person may no longer sign in', 'login_required', gone));
+  return policy;
 }
 
 /** Hands a request to the authorization server as if it had come to the public URL (host and scheme), whatever proxies are in between. */

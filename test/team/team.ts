@@ -1,7 +1,16 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import type { OAuthClientProvider, OAuthClientInformationMixed, OAuthClientMetadata, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
 import type { BrowserContext } from 'playwright-core';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -146,7 +155,7 @@ export async function signInInBrowser(context: BrowserContext, authorizationUrl:
   const page = await context.newPage();
   try {
     await page.goto(authorizationUrl.href);
-    await expect.poll(() => page.locator('h1').textContent()).toBe('Sign in to Switchboard');
+    await expect.poll(() => page.locator("h1").textContent()).toBe("Sign in to Switchboard");
     const landed = page.waitForURL((url) => url.href.startsWith(callback));
     await page.getByRole('link', { name: `Continue with ${via}` }).click();
     await page.getByRole('button', { name: 'Allow' }).click();
@@ -156,3 +165,35 @@ export async function signInInBrowser(context: BrowserContext, authorizationUrl:
     await page.close();
   }
 }
+
+/**
+ * Signs in through a real MCP client: its first request is refused (401), it discovers the authorization server,
+ * registers (or names its metadata document), the person signs in in the browser, and it exchanges the code.
+ */
+export async function signIn(context: BrowserContext, url: string, via: 'GitHub' | 'Microsoft', oauth: TestOAuthClient): Promise<TestOAuthClient> {
+  const first = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: oauth });
+  await expect(new Client({ name: 'test', version: '1' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+  expect(oauth.authorizationUrl?.pathname).toBe('/auth/authorize');
+  const params = await signInInBrowser(context, oauth.authorizationUrl!, via, oauth.callback);
+  expect(params.get('error'), params.get('error_description') ?? '').toBeNull();
+  await first.finishAuth(params);
+  return oauth;
+}
+
+/** A connected MCP client using the OAuth client's tokens. */
+export async function connect(url: string, oauth: TestOAuthClient): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: oauth }));
+  return client;
+}
+
+/** A raw MCP POST with a bearer token (or none), for asserting status and headers exactly. */
+export function post(url: string, body: unknown, token?: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+export const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
