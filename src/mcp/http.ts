@@ -8,8 +8,8 @@ import { InputError } from '../errors.js';
 import { header, readBody, type Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import type { TeamAuth } from '../team/auth.js';
-import type { Caller, Refusal } from '../team/resource.js';
 import { mayWrite } from '../team/scopes.js';
+import { protectedResource, userOf } from './auth.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { eventUpdate, refusedListen, type Surface } from './server.js';
 import { closeCancelledStreams, resumeOrPrime, SSE_RETRY_MS } from './streams.js';
@@ -101,6 +101,8 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     );
   }
   const transports = options.mcp ? await mcpTransports(options.mcp, options.logger) : undefined;
+  const resource = options.team && options.mcp ? protectedResource(options.team) : undefined;
+  const routes = [...(resource?.routes ?? []), ...(options.routes ?? [])];
   const maxSessions = options.maxSessions ?? 200;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const sessions = new Map<string, Session>();
@@ -167,13 +169,13 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
   }, Math.min(60_000, idleMs)).unref();
 
   /** The session of this id, when it exists and the caller may use it (in team mode, only the person who opened it). */
-  const sessionFor = (id: string | undefined, caller: Caller | undefined) => {
+  const sessionFor = (id: string | undefined, caller: AuthInfo | undefined) => {
     const session = id ? sessions.get(id) : undefined;
-    return session && session.userId === caller?.userId ? session : undefined;
+    return session && session.userId === userOf(caller) ? session : undefined;
   };
 
   /** In team mode, whether the caller's token allows every call in the body: calling a tool that changes something needs full scope. */
-  const scopeAllows = async (caller: Caller | undefined, body: unknown) => {
+  const scopeAllows = async (caller: AuthInfo | undefined, body: unknown) => {
     if (!caller || mayWrite(caller.scopes)) return true;
     for (const message of Array.isArray(body) ? body : [body]) {
       const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
@@ -182,13 +184,13 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     return true;
   };
 
-  async function handleMcp(req: IncomingMessage, res: ServerResponse, caller: Caller | undefined): Promise<void> {
+  async function handleMcp(req: IncomingMessage, res: ServerResponse, caller: AuthInfo | undefined): Promise<void> {
     const { StreamableHTTPServerTransport } = transports!;
     const id = header(req, 'mcp-session-id');
     if (req.method === 'POST') {
       const body = await readJson(req, res);
       if (body === undefined) return;
-      if (!(await scopeAllows(caller, body))) return refuse(res, options.team!.insufficientScope(), idOf(body));
+      if (!(await scopeAllows(caller, body))) return resource!.refuseWrite(res);
       if (!(await transports!.isLegacyRequest(await transports!.toWebRequest(req, body), body))) {
         const refused = await refusedListen(options.mcp!, body);
         return refused ? json(res, 200, refused) : transports!.serveModern(req, res, body);
@@ -206,7 +208,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
           retryInterval: SSE_RETRY_MS,
         });
         transport.onclose = () => void sessions.delete(sessionId);
-        const session: Session = { transport, lastSeen: Date.now(), open: 0, events, userId: caller?.userId };
+        const session: Session = { transport, lastSeen: Date.now(), open: 0, events, userId: userOf(caller) };
         sessions.set(sessionId, session);
         track(session, res);
         res.once('close', () => {
@@ -233,12 +235,12 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
   }
 
-  async function handleLegacySse(req: IncomingMessage, res: ServerResponse, url: URL, caller: Caller | undefined): Promise<void> {
+  async function handleLegacySse(req: IncomingMessage, res: ServerResponse, url: URL, caller: AuthInfo | undefined): Promise<void> {
     const { SSEServerTransport } = transports!;
     if (url.pathname === '/sse' && req.method === 'GET') {
       if (!(await makeRoom())) return refuseBusy(res);
       const transport = new SSEServerTransport('/messages', res);
-      const session: Session = { transport, lastSeen: Date.now(), open: 0, userId: caller?.userId };
+      const session: Session = { transport, lastSeen: Date.now(), open: 0, userId: userOf(caller) };
       sessions.set(transport.sessionId, session);
       track(session, res);
       transport.onclose = () => void sessions.delete(transport.sessionId);
@@ -250,7 +252,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       if (!session || !(session.transport instanceof SSEServerTransport)) return rpcError(res, 404, -32001, 'Session not found: open /sse again.');
       const body = await readJson(req, res);
       if (body === undefined) return;
-      if (!(await scopeAllows(caller, body))) return refuse(res, options.team!.insufficientScope(), idOf(body));
+      if (!(await scopeAllows(caller, body))) return resource!.refuseWrite(res);
       track(session, res);
       return session.transport.handlePostMessage(req, res, body);
     }
@@ -271,18 +273,17 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       if (url.pathname === '/healthz' && req.method === 'GET') {
         return json(res, 200, { status: 'ok', version: options.version, sessions: sessions.size });
       }
-      const route = (options.routes ?? []).find(
+      const route = routes.find(
         (r) => r.method === req.method && (r.path.endsWith('/') && r.path !== '/' ? url.pathname.startsWith(r.path) : url.pathname === r.path),
       );
       const isMcp = options.mcp && (url.pathname === '/mcp' || url.pathname === '/sse' || url.pathname === '/messages');
       if (!route && !isMcp) return plain(res, 404, 'Not found.');
-      let caller: Caller | undefined;
-      if (!route && options.team) {
-        const auth = await options.team.authenticate(req);
-        if ('refusal' in auth) return refuse(res, auth.refusal);
-        caller = auth.caller;
+      let caller: AuthInfo | undefined;
+      if (!route && resource) {
+        caller = await resource.authenticate(req, res);
+        if (!caller) return;
         // The SDK's transports hand `req.auth` to every handler as `ctx.http.authInfo`.
-        (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoOf(caller);
+        (req as IncomingMessage & { auth?: AuthInfo }).auth = caller;
       } else if (!(route?.public ?? false) && !tokenOk(req)) {
         res.writeHead(401, { 'www-authenticate': 'Bearer realm="switchboard"', 'content-type': 'text/plain' });
         return void res.end('Unauthorized: send Authorization: Bearer <SWITCHBOARD_HTTP_TOKEN>.');
@@ -347,15 +348,6 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
     default:
       return new InputError(`Cannot listen on ${where}: ${error.message}. Choose another address with --host and --port.`, 'port');
   }
-}
-
-/** What MCP handlers learn of a team caller; `extra.userId` is whose accounts, triggers and events the call may use. */
-export function authInfoOf(caller: Caller): AuthInfo {
-  return { token: caller.token, clientId: caller.clientId, scopes: caller.scopes, expiresAt: caller.expiresAt, resource: new URL(caller.resource), extra: { userId: caller.userId } };
-}
-
-function refuse(res: ServerResponse, refusal: Refusal, id: string | number | null = null): void {
-  rpcError(res, refusal.status, -32000, refusal.message, refusal.headers, id);
 }
 
 function digest(value: string): Buffer {

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { OAuthProvider, OAuthSettings } from '../config.js';
 import { InputError } from '../errors.js';
@@ -9,7 +8,7 @@ import type { Provider, SignInProvider, Store } from '../store/types.js';
 import type { TeamRule } from './allow.js';
 import { serverKeys } from './keys.js';
 import { AUTH_PATHS, createAuthServer, serveAuth } from './provider.js';
-import { protectedResource, RESOURCE_METADATA_PATH, type Authentication, type Refusal } from './resource.js';
+import { tokenVerifier, type Verified } from './resource.js';
 import { signInRoutes } from './sign-in.js';
 
 export interface TeamAuthOptions {
@@ -29,15 +28,16 @@ export interface TeamAuthOptions {
   metadataCa?: string;
 }
 
-/** What the HTTP listener needs of team mode: the routes it adds, and the check of each MCP request. */
+/** What the HTTP listener needs of team mode: the routes it adds, and the check of each MCP request's token. */
 export interface TeamAuth {
+  /** The authorization server's issuer: the public URL's origin. */
+  issuer: string;
   /** The MCP endpoint's resource identifier, `<public URL>/mcp`. */
   resource: string;
+  /** The authorization server's and the sign-in's routes. */
   routes: Route[];
-  /** The caller of an MCP request, or how to refuse it (401). */
-  authenticate(req: IncomingMessage): Promise<Authentication>;
-  /** The 403 for a caller whose token does not allow a call that changes something. */
-  insufficientScope(): Refusal;
+  /** The caller a bearer token stands for, or why it cannot be used. */
+  verify(token: string): Promise<Verified>;
 }
 
 /** Team mode: the built-in authorization server, its sign-in, and the MCP endpoint as its protected resource. */
@@ -58,15 +58,9 @@ export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
     metadataFetch: { allowPrivate: o.allowPrivate, loopbackCa: o.metadataCa },
     logger: o.logger,
   });
-  const protect = protectedResource({ issuer, resource, provider, users: o.store.team.users });
   const serve = serveAuth(provider, issuer);
-  const metadata = (_req: IncomingMessage, res: ServerResponse) =>
-    void res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=3600' }).end(JSON.stringify(protect.metadata));
-
   const authServer = (method: string, path: string, rewrite?: string): Route => ({ method, path, public: true, handle: (req, res) => serve(req, res, rewrite) });
   const routes: Route[] = [
-    { method: 'GET', path: RESOURCE_METADATA_PATH, public: true, handle: metadata },
-    { method: 'GET', path: `${RESOURCE_METADATA_PATH}/mcp`, public: true, handle: metadata },
     // RFC 8414's document is the OpenID one (a superset), under the name MCP clients look for first.
     authServer('GET', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'),
     authServer('GET', '/.well-known/openid-configuration'),
@@ -75,12 +69,7 @@ export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
     ...['GET', 'POST', 'OPTIONS'].map((method) => authServer(method, '/auth/')),
   ];
   o.logger.info('team mode', { issuer: issuer.origin, resource, signIn: providers.join(','), authorization: new URL(AUTH_PATHS.authorization, issuer).href });
-  return {
-    resource,
-    routes,
-    authenticate: (req) => protect.authenticate(req.headers.authorization),
-    insufficientScope: () => protect.insufficientScope().refusal,
-  };
+  return { issuer: issuer.origin, resource, routes, verify: tokenVerifier({ provider, users: o.store.team.users }) };
 }
 
 /** The identity providers whose app registration is configured; refuses team mode when there is none. */

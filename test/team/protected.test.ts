@@ -49,7 +49,7 @@ describe('the protected resource', () => {
       resource: `${url}/mcp`,
       authorization_servers: [url],
       scopes_supported: ['switchboard', 'switchboard:read'],
-      bearer_methods_supported: ['header'],
+      resource_name: 'Switchboard',
     };
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const res = await fetch(`${url}${path}`);
@@ -79,10 +79,12 @@ describe('the protected resource', () => {
     const metadata = `resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`;
     const none = await post(url, INITIALIZE);
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe(`Bearer ${metadata}, scope="switchboard"`);
+    expect(none.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", error_description="Missing Authorization header", scope="switchboard", ${metadata}`);
     const unknown = await post(url, INITIALIZE, 'not-a-token-of-this-server');
     expect(unknown.status).toBe(401);
-    expect(unknown.headers.get('www-authenticate')).toContain(`${metadata}, scope="switchboard", error="invalid_token"`);
+    expect(unknown.headers.get('www-authenticate')).toBe(
+      `Bearer error="invalid_token", error_description="The access token is unknown, expired or revoked", scope="switchboard", ${metadata}`,
+    );
 
     const oauth = await signIn(browser.context, url, 'GitHub', new TestOAuthClient(callback.url));
     const inQuery = await fetch(`${url}/mcp?access_token=${oauth.saved!.access_token}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(INITIALIZE) });
@@ -101,7 +103,8 @@ describe('the protected resource', () => {
     closers.push(() => other.close());
     const elsewhere = await post(other.url, INITIALIZE, token);
     expect(elsewhere.status).toBe(401);
-    expect(elsewhere.headers.get('www-authenticate')).toContain('error_description="The access token was issued for another resource"');
+    expect(elsewhere.headers.get('www-authenticate')).toContain('error_description="Token was not issued for this resource"');
+    expect(elsewhere.headers.get('www-authenticate')).toContain(`resource_metadata="${other.url}/.well-known/oauth-protected-resource/mcp"`);
     expect((await post(url, INITIALIZE, token)).status).toBe(200);
 
     // Expired: the store's record of the token is back-dated past its expiry.
@@ -152,9 +155,9 @@ describe('the protected resource', () => {
     const refused = await post(url, call('github_create_issue', { owner: 'sbx-octocat', repo: 'hello-world', title: 'Nope' }), token, session);
     expect(refused.status).toBe(403);
     expect(refused.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${url}/.well-known/oauth-protected-resource/mcp", scope="switchboard", error="insufficient_scope", error_description="This call changes something; it needs a token with scope switchboard"`,
+      `Bearer error="insufficient_scope", error_description="This call changes something; it needs a token with scope switchboard", scope="switchboard", resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`,
     );
-    expect(await refused.json()).toMatchObject({ id: 3, error: { message: expect.stringContaining('scope switchboard') } });
+    expect(await refused.json()).toMatchObject({ error: 'insufficient_scope' });
     expect(sandbox.states.github.repos.find((r) => r.name === 'hello-world')?.issues.some((i) => i.title === 'Nope')).toBe(false);
   });
 
