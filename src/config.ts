@@ -1,6 +1,6 @@
 import envPaths from 'env-paths';
 import { InputError } from './errors.js';
-import { parseTeamRules, type TeamRule } from './team/allow.js';
+import type { TeamRule } from './contracts/team.js';
 import { parseToolList } from './tool-selection.js';
 import { PROVIDERS, type Provider } from './store/types.js';
 
@@ -175,6 +175,30 @@ function teamConfig(env: Record<string, string | undefined>, publicUrl: string |
     );
   }
   return { allow, admins };
+}
+
+const ADDRESS = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
+const DOMAIN = /^@[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+const ORG = /^github-org:([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$/;
+
+/** A comma list of rules (SWITCHBOARD_TEAM_ALLOW, SWITCHBOARD_TEAM_ADMINS); a rule that is none of the three forms is refused by name. */
+export function parseTeamRules(value: string | undefined, setting: string): TeamRule[] {
+  const rules: TeamRule[] = [];
+  for (const raw of (value ?? '').split(',')) {
+    const item = raw.trim().toLowerCase();
+    if (!item) continue;
+    const org = ORG.exec(item)?.[1];
+    if (org) rules.push({ kind: 'github-org', org });
+    else if (DOMAIN.test(item)) rules.push({ kind: 'domain', domain: item.slice(1) });
+    else if (ADDRESS.test(item)) rules.push({ kind: 'address', address: item });
+    else {
+      throw new InputError(
+        `${setting}: "${raw.trim()}" is not an address (ada@example.com), a domain (@example.com) or a GitHub organization (github-org:acme).`,
+        setting,
+      );
+    }
+  }
+  return rules;
 }
 
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]{0,99}$/;

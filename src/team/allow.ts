@@ -1,7 +1,6 @@
-import { InputError } from '../errors.js';
+import type { TeamRule } from '../contracts/team.js';
 
-/** Who may sign in to a team server: a verified address, any verified address at a domain, or a GitHub organization's members. */
-export type TeamRule = { kind: 'address'; address: string } | { kind: 'domain'; domain: string } | { kind: 'github-org'; org: string };
+export type { TeamRule } from '../contracts/team.js';
 
 /** What an identity provider vouches for about the person signing in. */
 export interface SignedInIdentity {
@@ -12,30 +11,6 @@ export interface SignedInIdentity {
   emails: string[];
   /** Whether the person is an active member of a GitHub organization (GitHub sign-ins only). */
   memberOf?(org: string): Promise<boolean>;
-}
-
-const ADDRESS = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
-const DOMAIN = /^@[a-z0-9-]+(\.[a-z0-9-]+)+$/;
-const ORG = /^github-org:([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$/;
-
-/** A comma list of rules (SWITCHBOARD_TEAM_ALLOW, SWITCHBOARD_TEAM_ADMINS); a rule that is none of the three forms is refused by name. */
-export function parseTeamRules(value: string | undefined, setting: string): TeamRule[] {
-  const rules: TeamRule[] = [];
-  for (const raw of (value ?? '').split(',')) {
-    const item = raw.trim().toLowerCase();
-    if (!item) continue;
-    const org = ORG.exec(item)?.[1];
-    if (org) rules.push({ kind: 'github-org', org });
-    else if (DOMAIN.test(item)) rules.push({ kind: 'domain', domain: item.slice(1) });
-    else if (ADDRESS.test(item)) rules.push({ kind: 'address', address: item });
-    else {
-      throw new InputError(
-        `${setting}: "${raw.trim()}" is not an address (ada@example.com), a domain (@example.com) or a GitHub organization (github-org:acme).`,
-        setting,
-      );
-    }
-  }
-  return rules;
 }
 
 /** Whether any rule admits the person. */

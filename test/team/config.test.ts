@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { parseTeamRules } from '../../src/team/allow.js';
+
+import { loadConfig, parseTeamRules } from '../../src/config.js';
 import { exited, runCli, startUntilReady } from '../e2e/cli.js';
 import { freePort } from './team.js';
 

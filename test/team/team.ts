@@ -18,7 +18,7 @@ import { createLogger } from '../../src/log.js';
 import { surfaceOf } from '../../src/mcp/server.js';
 import { Redactor } from '../../src/redact.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import type { StoreLocation } from '../store/adapters.js';
 
 /** A free port on 127.0.0.1: the public URL (the issuer) must be known before the listener starts. */
