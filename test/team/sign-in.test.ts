@@ -1,7 +1,7 @@
 import { auth, type Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { ADAPTERS, cleanUp, sqlite } from '../store/adapters.js';
+import { ADAPTERS, cleanUp, postgresAdapter, sqlite } from '../store/adapters.js';
 import { launchBrowser } from '../web/browser.js';
 import { connect, INITIALIZE, post, signIn, signInInBrowser, startCallbackServer, startTeamServer, TestOAuthClient, type TeamServer } from './team.js';
 
@@ -124,5 +124,38 @@ describe('who may sign in', () => {
     expect(back.status).toBe(403);
     expect(await back.text()).toContain('started in another browser');
     expect(await server.runtime.deps.store.team.users.list()).toEqual([]);
+  });
+});
+
+describe('several instances on one database', () => {
+  it('share the sign-in, the tokens and the keys: a sign-in shown by one finishes on the other, and each takes the other\'s tokens', async () => {
+    const location = await postgresAdapter.location();
+    server = await startTeamServer({ sandbox, location });
+    const other = await startTeamServer({ sandbox, location, publicUrl: server.url });
+    try {
+      const oauth = new TestOAuthClient(callback.url);
+      await expect(connect(server.url, oauth)).rejects.toThrow();
+      const page = await browser.context.newPage();
+      // The authorization request reaches the first instance; the person's browser then talks to the second.
+      await page.goto(oauth.authorizationUrl!.href);
+      const interaction = new URL(page.url());
+      expect(interaction.pathname).toMatch(/^\/auth\/interaction\//);
+      const landed = page.waitForURL((url) => url.href.startsWith(callback.url));
+      await page.goto(`${other.url}${interaction.pathname}`);
+      await page.getByRole('link', { name: 'Continue with GitHub' }).click();
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await landed;
+      const params = new URL(page.url()).searchParams;
+      await page.close();
+      expect(await auth(oauth, { serverUrl: new URL(`${server.url}/mcp`), authorizationCode: params.get('code')!, iss: params.get('iss') ?? undefined })).toBe('AUTHORIZED');
+
+      expect((await post(other.url, INITIALIZE, oauth.saved!.access_token)).status).toBe(200);
+      const refreshed = await refreshWith(other.url, oauth, oauth.saved!.refresh_token!);
+      expect(refreshed.status).toBe(200);
+      const { access_token } = (await refreshed.json()) as { access_token: string };
+      expect((await post(server.url, INITIALIZE, access_token)).status).toBe(200);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -45,6 +45,8 @@ export async function startTeamServer(o: {
   env?: Record<string, string>;
   host?: '127.0.0.1' | 'localhost';
   metadataCa?: string;
+  /** Another instance of a server already running: the same public URL, its own port. */
+  publicUrl?: string;
 }): Promise<TeamServer> {
   const port = await freePort();
   const url = `http://${o.host ?? '127.0.0.1'}:${port}`;
@@ -63,7 +65,7 @@ export async function startTeamServer(o: {
     ...(o.location.databaseUrl ? { SWITCHBOARD_DATABASE_URL: o.location.databaseUrl } : {}),
     ...o.env,
   };
-  const config = loadConfig(env, { http: true, team: true, port: String(port), 'public-url': url, 'data-dir': o.location.dataDir });
+  const config = loadConfig(env, { http: true, team: true, port: String(port), 'public-url': o.publicUrl ?? url, 'data-dir': o.location.dataDir });
   if (o.metadataCa) config.team!.metadataCa = o.metadataCa;
   const logs: string[] = [];
   const redactor = new Redactor();
