@@ -118,7 +118,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             redactor,
             logger,
             allowPrivate: config.forwardAllowPrivate,
-            metadataCa: config.team.metadataCa,
           })
         : undefined;
     const listenerOptions = {
