@@ -22,6 +22,7 @@ function buildProgram(): Command {
     .option('--host <address>', 'address the HTTP listener binds (default 127.0.0.1)')
     .option('--port <n>', 'port of the HTTP listener (default 8765; 0 for any free port)')
     .option('--public-url <url>', 'where providers reach this server, for webhook triggers (env SWITCHBOARD_PUBLIC_URL)')
+    .option('--team', 'with --http and --public-url: people sign in (OAuth) with GitHub or Microsoft; SWITCHBOARD_TEAM_ALLOW says who may (env SWITCHBOARD_TEAM=1)')
     .option('--toolsets <list>', 'list only these connectors\' tools: outlook,sales,github,vercel')
     .option('--tools <list>', 'list only these tools: names or globs, such as github_*,outlook_send_email')
     .option('--exclude-tools <list>', 'never list these tools: names or globs')
@@ -133,7 +134,34 @@ function buildProgram(): Command {
       });
     });
   dbCommand(program.command('db').description("The store's database: bring its schema up to date, or move a SQLite store into PostgreSQL."));
+  usersCommand(program.command('users').description('The people who signed in to a team server (serve --http --team).'));
   return program;
+}
+
+function usersCommand(users: Command): void {
+  withStore(users.command('list'))
+    .description('Everyone who signed in: login, address, provider, role, whether disabled, when last seen.')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('switchboard users list', 'switchboard users list --json'))
+    .action(async (opts) => {
+      const { formatUsers, listUsers } = await import('./team/commands.js');
+      const list = await listUsers(configOf(opts));
+      print(opts.json ? JSON.stringify(list, null, 2) : formatUsers(list));
+    });
+  const change = (name: 'disable' | 'enable' | 'remove', description: string, done: string) =>
+    withStore(users.command(name))
+      .description(description)
+      .argument('<user>', 'id, login or address (switchboard users list shows them)')
+      .addHelpText('after', examples(`switchboard users ${name} ada@example.com`))
+      .action(async (ref: string, opts) => {
+        const { removeUser, setUserDisabled } = await import('./team/commands.js');
+        const config = configOf(opts);
+        const user = name === 'remove' ? await removeUser(config, ref) : await setUserDisabled(config, ref, name === 'disable');
+        print(`${done.replace('%s', user.login)} (${user.id}).`);
+      });
+  change('disable', 'Stop a person: their tokens stop working at once, and they cannot sign in again until enabled.', 'Disabled %s: their tokens no longer work');
+  change('enable', 'Let a disabled person sign in again; tokens issued before they were disabled work again until they expire.', 'Enabled %s');
+  change('remove', 'Forget a person: their tokens stop working; if still allowed, signing in again makes them anew.', 'Removed %s');
 }
 
 function dbCommand(db: Command): void {

@@ -1,5 +1,6 @@
 import envPaths from 'env-paths';
 import { InputError } from './errors.js';
+import type { TeamRule } from './contracts/team.js';
 import { parseToolList } from './tool-selection.js';
 import { PROVIDERS, type Provider } from './store/types.js';
 
@@ -36,6 +37,17 @@ export interface Config {
   webhookGroupCommit: boolean;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
   newSecretKey?: string;
+  /** --team / SWITCHBOARD_TEAM=1: MCP over HTTP is an OAuth protected resource; people sign in with GitHub or Microsoft. */
+  team?: TeamConfig;
+}
+
+export interface TeamConfig {
+  /** SWITCHBOARD_TEAM_ALLOW: who may sign in. */
+  allow: TeamRule[];
+  /** SWITCHBOARD_TEAM_ADMINS: who is admin (and may sign in); without it, the first person to sign in. */
+  admins: TeamRule[];
+  /** Tests only (no setting): client metadata documents are served on loopback, over TLS with a certificate of this authority. */
+  metadataCa?: string;
 }
 
 export const OAUTH_PROVIDERS = ['outlook', 'github', 'vercel'] as const;
@@ -72,6 +84,8 @@ export interface Flags {
   'log-level'?: string;
   'max-result-tokens'?: string;
   'shutdown-grace'?: string;
+  /** serve's --team switch (true); `accounts add --team` names a Vercel team instead and is not this. */
+  team?: boolean | string;
 }
 
 export const DEFAULT_BASE_URLS: Record<Provider, string> = {
@@ -113,7 +127,9 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
   if (!Number.isFinite(grace) || grace < 0 || grace > 3600) {
     throw new InputError(`--shutdown-grace (SWITCHBOARD_SHUTDOWN_GRACE_SECONDS) must be a number of seconds from 0 to 3600, not "${graceText}".`, 'shutdown-grace');
   }
+  const team = flags.team === true || parseSwitch(env.SWITCHBOARD_TEAM, 'SWITCHBOARD_TEAM');
   return {
+    team: team ? teamConfig(env, publicUrl) : undefined,
     shutdownGraceMs: grace * 1000,
     salesCacheDays,
     maxResultTokens,
@@ -140,6 +156,52 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     transport: flags.http ? 'http' : 'stdio',
     logLevel: logLevel as Config['logLevel'],
   };
+}
+
+function teamConfig(env: Record<string, string | undefined>, publicUrl: string | undefined): TeamConfig {
+  if (!publicUrl) {
+    throw new InputError(
+      '--team needs --public-url (or SWITCHBOARD_PUBLIC_URL): the https address people and MCP clients reach this server at, which names the tokens it issues.',
+      'public-url',
+    );
+  }
+  const url = new URL(checkUrl(publicUrl, '--public-url'));
+  if (url.pathname !== '/' || url.search || url.hash) {
+    throw new InputError(`--team needs --public-url to be an origin such as https://switchboard.example.com, without a path; not "${publicUrl}".`, 'public-url');
+  }
+  const allow = parseTeamRules(env.SWITCHBOARD_TEAM_ALLOW, 'SWITCHBOARD_TEAM_ALLOW');
+  const admins = parseTeamRules(env.SWITCHBOARD_TEAM_ADMINS, 'SWITCHBOARD_TEAM_ADMINS');
+  if (allow.length === 0 && admins.length === 0) {
+    throw new InputError(
+      '--team needs SWITCHBOARD_TEAM_ALLOW: who may sign in, as a comma list of addresses (ada@example.com), domains (@example.com) and GitHub organizations (github-org:acme).',
+      'SWITCHBOARD_TEAM_ALLOW',
+    );
+  }
+  return { allow, admins };
+}
+
+const ADDRESS = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
+const DOMAIN = /^@[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+const ORG = /^github-org:([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$/;
+
+/** A comma list of rules (SWITCHBOARD_TEAM_ALLOW, SWITCHBOARD_TEAM_ADMINS); a rule that is none of the three forms is refused by name. */
+export function parseTeamRules(value: string | undefined, setting: string): TeamRule[] {
+  const rules: TeamRule[] = [];
+  for (const raw of (value ?? '').split(',')) {
+    const item = raw.trim().toLowerCase();
+    if (!item) continue;
+    const org = ORG.exec(item)?.[1];
+    if (org) rules.push({ kind: 'github-org', org });
+    else if (DOMAIN.test(item)) rules.push({ kind: 'domain', domain: item.slice(1) });
+    else if (ADDRESS.test(item)) rules.push({ kind: 'address', address: item });
+    else {
+      throw new InputError(
+        `${setting}: "${raw.trim()}" is not an address (ada@example.com), a domain (@example.com) or a GitHub organization (github-org:acme).`,
+        setting,
+      );
+    }
+  }
+  return rules;
 }
 
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]{0,99}$/;

@@ -105,8 +105,27 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       version: options.version,
       tools: serverTools(config),
     };
+    // Team mode protects MCP over HTTP: only a process that serves it runs the authorization server.
+    const team =
+      config.team && options.mcp
+        ? await (await import('./team/index.js')).startTeamAuth({
+            ...config.team,
+            publicUrl: config.http.publicUrl!,
+            store,
+            oauth,
+            baseUrls,
+            dispatcher,
+            redactor,
+            logger,
+            allowPrivate: config.forwardAllowPrivate,
+          })
+        : undefined;
     const listenerOptions = {
-      routes: [...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger, groupCommit: config.webhookGroupCommit }), ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger })],
+      routes: [
+        ...(team?.routes ?? []),
+        ...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger, groupCommit: config.webhookGroupCommit }),
+        ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger }),
+      ],
       host: config.http.host,
       port: config.http.port,
       publicUrl: config.http.publicUrl,
@@ -119,7 +138,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });
     const mcp = options.mcp;
     if (mcp) {
-      const http = await startHttpListener({ ...listenerOptions, mcp: mcp(deps) });
+      const http = await startHttpListener({ ...listenerOptions, mcp: mcp(deps), team });
       listener = http;
       closers.push(() => http.close());
     } else {

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { InputError } from './errors.js';
 import { createLogger } from './log.js';
 import { createSurface, type ServerDeps } from './mcp/server.js';
 import { serveStdio } from './mcp/stdio.js';
@@ -29,6 +30,7 @@ export async function serve(
   config: Config,
   io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; /** How to run this CLI again, for the sandbox banner. */ cli?: string },
 ): Promise<Running> {
+  if (config.team && config.transport !== 'http') throw new InputError('--team protects MCP over HTTP: add --http.', 'team');
   const since = new Date();
   const redactor = new Redactor();
   const logger = createLogger({ level: config.logLevel, redactor });

@@ -105,6 +105,8 @@ export interface EventFeed {
 export interface ForwardPolicy {
   /** SWITCHBOARD_FORWARD_ALLOW_PRIVATE: 10/8, 172.16/12, 192.168/16, 100.64/10 and fc00::/7 may be forwarded to. */
   allowPrivate: boolean;
+  /** Loopback addresses may be reached (forwards to an agent on this machine); true unless set. */
+  allowLoopback?: boolean;
   /** Resolves a host name to its addresses; the system resolver unless a test injects one. */
   resolve?: (hostname: string) => Promise<string[]>;
 }

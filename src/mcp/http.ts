@@ -2,10 +2,14 @@ import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import { InputError } from '../errors.js';
 import { header, readBody, type Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
+import type { TeamAuth } from '../team/auth.js';
+import { mayWrite } from '../team/scopes.js';
+import { protectedResource, userOf } from './auth.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { eventUpdate, refusedListen, type Surface } from './server.js';
 import { closeCancelledStreams, resumeOrPrime, sendNotificationsDirectly, SSE_RETRY_MS } from './streams.js';
@@ -14,8 +18,10 @@ export interface HttpListenerOptions {
   host: string;
   port: number;
   publicUrl?: string;
-  /** When set, every MCP request needs `Authorization: Bearer <token>`. */
+  /** When set, every MCP request needs `Authorization: Bearer <token>` (outside team mode). */
   token?: string;
+  /** Team mode: MCP requests need an access token of the built-in authorization server instead, and are served as its caller. */
+  team?: TeamAuth;
   /** Serve MCP at /mcp (and the legacy /sse + /messages); without it only the other routes answer. */
   mcp?: Surface;
   routes?: Route[];
@@ -46,6 +52,8 @@ interface Session {
   /** Responses still open: requests in flight and SSE streams. A session with any is busy: never idle, never evicted. */
   open: number;
   events?: SessionEventStore;
+  /** Team mode: the person who opened the session; only they may use it. */
+  userId?: string;
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -93,6 +101,8 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     );
   }
   const transports = options.mcp ? await mcpTransports(options.mcp, options.logger) : undefined;
+  const resource = options.team && options.mcp ? protectedResource(options.team) : undefined;
+  const routes = [...(resource?.routes ?? []), ...(options.routes ?? [])];
   const maxSessions = options.maxSessions ?? 200;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const sessions = new Map<string, Session>();
@@ -158,12 +168,29 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     for (const [id, s] of sessions) if (s.open === 0 && s.lastSeen < cutoff) void closeSession(id);
   }, Math.min(60_000, idleMs)).unref();
 
-  async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** The session of this id, when it exists and the caller may use it (in team mode, only the person who opened it). */
+  const sessionFor = (id: string | undefined, caller: AuthInfo | undefined) => {
+    const session = id ? sessions.get(id) : undefined;
+    return session && session.userId === userOf(caller) ? session : undefined;
+  };
+
+  /** In team mode, whether the caller's token allows every call in the body: calling a tool that changes something needs full scope. */
+  const scopeAllows = async (caller: AuthInfo | undefined, body: unknown) => {
+    if (!caller || mayWrite(caller.scopes)) return true;
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+      if (method === 'tools/call' && typeof params?.name === 'string' && (await options.mcp!.readOnlyTool(params.name)) === false) return false;
+    }
+    return true;
+  };
+
+  async function handleMcp(req: IncomingMessage, res: ServerResponse, caller: AuthInfo | undefined): Promise<void> {
     const { StreamableHTTPServerTransport } = transports!;
     const id = header(req, 'mcp-session-id');
     if (req.method === 'POST') {
       const body = await readJson(req, res);
       if (body === undefined) return;
+      if (!(await scopeAllows(caller, body))) return resource!.refuseWrite(res);
       if (!(await transports!.isLegacyRequest(await transports!.toWebRequest(req, body), body))) {
         const refused = await refusedListen(options.mcp!, body);
         return refused ? json(res, 200, refused) : transports!.serveModern(req, res, body);
@@ -182,7 +209,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         });
         transport.onclose = () => void sessions.delete(sessionId);
         sendNotificationsDirectly(transport, events);
-        const session: Session = { transport, lastSeen: Date.now(), open: 0, events };
+        const session: Session = { transport, lastSeen: Date.now(), open: 0, events, userId: userOf(caller) };
         sessions.set(sessionId, session);
         track(session, res);
         res.once('close', () => {
@@ -191,7 +218,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         await options.mcp!.create('legacy', { events: true }).connect(transport);
         return transport.handleRequest(req, res, body);
       }
-      const session = sessions.get(id);
+      const session = sessionFor(id, caller);
       if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.', {}, idOf(body));
       track(session, res);
       await session.transport.handleRequest(req, res, body);
@@ -199,7 +226,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       return;
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
-      const session = id ? sessions.get(id) : undefined;
+      const session = sessionFor(id, caller);
       if (!id) return rpcError(res, 400, -32000, 'Mcp-Session-Id header required.');
       if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.');
       track(session, res);
@@ -209,12 +236,12 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
     res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
   }
 
-  async function handleLegacySse(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  async function handleLegacySse(req: IncomingMessage, res: ServerResponse, url: URL, caller: AuthInfo | undefined): Promise<void> {
     const { SSEServerTransport } = transports!;
     if (url.pathname === '/sse' && req.method === 'GET') {
       if (!(await makeRoom())) return refuseBusy(res);
       const transport = new SSEServerTransport('/messages', res);
-      const session: Session = { transport, lastSeen: Date.now(), open: 0 };
+      const session: Session = { transport, lastSeen: Date.now(), open: 0, userId: userOf(caller) };
       sessions.set(transport.sessionId, session);
       track(session, res);
       transport.onclose = () => void sessions.delete(transport.sessionId);
@@ -222,10 +249,11 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       return;
     }
     if (url.pathname === '/messages' && req.method === 'POST') {
-      const session = sessions.get(url.searchParams.get('sessionId') ?? '');
+      const session = sessionFor(url.searchParams.get('sessionId') ?? '', caller);
       if (!session || !(session.transport instanceof SSEServerTransport)) return rpcError(res, 404, -32001, 'Session not found: open /sse again.');
       const body = await readJson(req, res);
       if (body === undefined) return;
+      if (!(await scopeAllows(caller, body))) return resource!.refuseWrite(res);
       track(session, res);
       return session.transport.handlePostMessage(req, res, body);
     }
@@ -246,18 +274,24 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       if (url.pathname === '/healthz' && req.method === 'GET') {
         return json(res, 200, { status: 'ok', version: options.version, sessions: sessions.size });
       }
-      const route = (options.routes ?? []).find(
+      const route = routes.find(
         (r) => r.method === req.method && (r.path.endsWith('/') && r.path !== '/' ? url.pathname.startsWith(r.path) : url.pathname === r.path),
       );
       const isMcp = options.mcp && (url.pathname === '/mcp' || url.pathname === '/sse' || url.pathname === '/messages');
       if (!route && !isMcp) return plain(res, 404, 'Not found.');
-      if (!(route?.public ?? false) && !tokenOk(req)) {
+      let caller: AuthInfo | undefined;
+      if (!route && resource) {
+        caller = await resource.authenticate(req, res);
+        if (!caller) return;
+        // The SDK's transports hand `req.auth` to every handler as `ctx.http.authInfo`.
+        (req as IncomingMessage & { auth?: AuthInfo }).auth = caller;
+      } else if (!(route?.public ?? false) && !tokenOk(req)) {
         res.writeHead(401, { 'www-authenticate': 'Bearer realm="switchboard"', 'content-type': 'text/plain' });
         return void res.end('Unauthorized: send Authorization: Bearer <SWITCHBOARD_HTTP_TOKEN>.');
       }
       if (route) return await route.handle(req, res, url);
-      if (url.pathname === '/mcp') return await handleMcp(req, res);
-      return await handleLegacySse(req, res, url);
+      if (url.pathname === '/mcp') return await handleMcp(req, res, caller);
+      return await handleLegacySse(req, res, url, caller);
     } catch (error) {
       options.logger.error('http request failed', { path: req.url?.split('?')[0], message: (error as Error).message });
       if (!res.headersSent) plain(res, 500, 'Internal error.');

@@ -14,7 +14,8 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { AccountError, ShutdownError } from '../errors.js';
+import { AccountError, InputError, ShutdownError } from '../errors.js';
+import { mayWrite, READ_SCOPE } from '../team/scopes.js';
 import type { Provider } from '../store/types.js';
 import type { Logger } from '../log.js';
 import type { TriggerEvent } from '../store/types.js';
@@ -196,7 +197,16 @@ export interface Surface {
    * (the SDK narrows a filter only by capability); undefined when it may be served.
    */
   refuseListen(filter: unknown): Promise<RequestError | undefined>;
+  /** Whether the tool of this name changes nothing (annotated readOnlyHint); undefined for an unknown name. */
+  readOnlyTool(name: string): Promise<boolean | undefined>;
 }
+
+/** In team mode, whether the caller's token lets it see and call only the tools that change nothing. */
+const readOnlyCaller = (ctx: ServerContext) => {
+  const scopes = ctx.http?.authInfo?.scopes;
+  return scopes !== undefined && !mayWrite(scopes);
+};
+const isReadOnly = (tool: McpTool) => tool.annotations?.readOnlyHint === true;
 
 export function createSurface(setup: ServerSetup): Surface {
   const needDeps = () => {
@@ -204,6 +214,10 @@ export function createSurface(setup: ServerSetup): Surface {
     return setup.deps;
   };
   const listTools = async () => setup.listed ?? listedTools((await needDeps()).tools);
+  const readOnlyTool = async (name: string) => {
+    const tool = (await listTools()).find((t) => t.name === name);
+    return tool && isReadOnly(tool);
+  };
   let byName: Map<string, Tool> | undefined;
   const toolNamed = async (name: string) => {
     const deps = await needDeps();
@@ -268,14 +282,18 @@ export function createSurface(setup: ServerSetup): Surface {
       { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator, cacheHints: CACHE_HINTS },
     );
 
-    server.setRequestHandler('tools/list', async ({ params }) => {
+    server.setRequestHandler('tools/list', async ({ params }, ctx) => {
       refuseCursor(params?.cursor);
       setup.onListTools?.();
-      return { tools: await listTools() };
+      const tools = await listTools();
+      return { tools: readOnlyCaller(ctx) ? tools.filter(isReadOnly) : tools };
     });
 
     server.setRequestHandler('tools/call', async ({ params }, ctx) => {
       const { deps, tool } = await toolNamed(params.name);
+      if (readOnlyCaller(ctx) && !(await readOnlyTool(params.name))) {
+        return toErrorResult(new InputError(`${params.name} changes something, and this token has scope ${READ_SCOPE} only: sign in again granting scope switchboard.`, 'scope'));
+      }
       if (deps.drain?.stopping.aborted) return toErrorResult(new ShutdownError());
       const call = () => callTool(server, deps, tool, params, ctx);
       return deps.drain ? deps.drain.run(call) : call();
@@ -362,7 +380,7 @@ export function createSurface(setup: ServerSetup): Surface {
     }
     return server;
   };
-  return { create, watchEvents, refuseListen };
+  return { create, watchEvents, refuseListen, readOnlyTool };
 }
 
 /** The surface over loaded dependencies: what HTTP serving and tests use. */

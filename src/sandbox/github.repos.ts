@@ -139,6 +139,9 @@ const LICENSES: Record<string, { key: string; name: string; spdx_id: string }> =
   'apache-2.0': { key: 'apache-2.0', name: 'Apache License 2.0', spdx_id: 'Apache-2.0' },
 };
 
+/** The fields of GitHub's organization-simple, which a membership carries. */
+const ORG_SIMPLE = new Set(['login', 'id', 'node_id', 'url', 'repos_url', 'events_url', 'hooks_url', 'issues_url', 'members_url', 'public_members_url', 'avatar_url', 'description']);
+
 export function repoRoutes(state: GithubState): Routes {
   const repoOf = (req: SandboxRequest) => {
     const ctx = ctxOf(state, req);
@@ -148,6 +151,16 @@ export function repoRoutes(state: GithubState): Routes {
 
   return {
     'GET /user': (req) => ok(privateUser(ctxOf(state, req))),
+    'GET /user/emails': () => ok([{ email: state.users[state.login]!.email, primary: true, verified: true, visibility: 'public' }]),
+    'GET /user/memberships/orgs/:org': (req) => {
+      const org = Object.keys(state.orgs).find((o) => o === req.params.org!.toLowerCase());
+      const role = org ? state.orgs[org]!.members[state.login] : undefined;
+      if (!org || !role) throw notFound('https://docs.github.com/rest/orgs/members#get-an-organization-membership-for-the-authenticated-user');
+      const ctx = ctxOf(state, req);
+      const full = renderOrg(ctx, state.users[org]!, state.orgs[org]!.description, 0);
+      const organization = Object.fromEntries(Object.entries(full).filter(([k]) => ORG_SIMPLE.has(k)));
+      return ok({ url: `${ctx.api}/orgs/${org}/memberships/${state.login}`, state: 'active', role, organization_url: `${ctx.api}/orgs/${org}`, organization, user: simpleUser(ctx, state.login) });
+    },
     'GET /users/:username': (req) => {
       const u = Object.values(state.users).find((x) => x.login.toLowerCase() === req.params.username!.toLowerCase());
       if (!u) throw notFound('https://docs.github.com/rest/users/users#get-a-user');

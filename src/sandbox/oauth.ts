@@ -105,11 +105,14 @@ export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 export const SANDBOX_OAUTH_CLIENTS: Record<OAuthProvider, SandboxClient> = {
   // Outlook apps are public clients (device code, PKCE) and take no secret.
-  outlook: { id: 'sbx-outlook-client-00000000', redirectUris: ['http://127.0.0.1/oauth/callback', 'http://127.0.0.1/oauth/callback/outlook', 'http://localhost/oauth/callback/outlook'] },
+  outlook: {
+    id: 'sbx-outlook-client-00000000',
+    redirectUris: ['http://127.0.0.1/oauth/callback', 'http://127.0.0.1/oauth/callback/outlook', 'http://localhost/oauth/callback/outlook', 'http://127.0.0.1/oauth/callback/outlook/sign-in'],
+  },
   github: {
     id: 'Iv1.sbxgithubclient',
     secret: 'sbx-github-client-secret-0001',
-    redirectUris: ['http://127.0.0.1/oauth/callback', 'http://127.0.0.1/oauth/callback/github', 'http://localhost/oauth/callback/github'],
+    redirectUris: ['http://127.0.0.1/oauth/callback', 'http://127.0.0.1/oauth/callback/github', 'http://localhost/oauth/callback/github', 'http://127.0.0.1/oauth/callback/github/sign-in'],
   },
   vercel: {
     id: 'oac_sbxvercelclient',

@@ -44,6 +44,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'deliveries', columns: ['id', 'event_id', 'trigger_id', 'url', 'state', 'attempts', 'next_attempt_at', 'give_up_at', 'last_status', 'last_error', 'claimed_by', 'claimed_until'], identity: true },
   { name: 'delivery_attempts', columns: ['id', 'delivery_id', 'attempt', 'at', 'status', 'error', 'duration_ms'], identity: true },
   { name: 'sales_cache', columns: ['account_id', 'kind', 'key_hash', 'result_enc', 'created_at'] },
+  { name: 'team_users', columns: ['id', 'provider', 'subject', 'login', 'email', 'role', 'disabled', 'created_at', 'last_seen_at'], booleans: ['disabled'] },
 ];
 
 /** Tables of the SQLite store that `db copy` leaves behind on purpose, and why. A table in neither list fails a test. */
@@ -52,6 +53,8 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   sign_in_states: 'sign-ins waiting minutes for their redirect, which the stopped server would have finished',
   web_sessions: 'Integrations page sessions: a browser signs in again on the new store',
   continuations: 'the rest of cut tool results, kept minutes for callers of the stopped server',
+  team_records: "the team authorization server's grants, tokens and registered clients: people sign in again and clients register again",
+  team_keys: "the team authorization server's signing and cookie keys, made anew by the first instance on the new store",
 };
 
 /** What the PostgreSQL side of a copy reads from the source. */

@@ -10,6 +10,7 @@ import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } f
 import { runMigrations } from './migrations.js';
 import { sqliteSalesCache } from './sales-cache.js';
 import { sqliteContinuations, sqliteSignIns, sqliteWebSessions } from './short-lived.js';
+import { sqliteTeam } from './team.js';
 import { SqliteTriggerStore } from './triggers.js';
 import type { Store } from './types.js';
 import { SqliteWorkStore } from './work.js';
@@ -61,6 +62,7 @@ async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> 
       signIns: sqliteSignIns(db, key, guard),
       webSessions: sqliteWebSessions(db, key, guard),
       continuations: sqliteContinuations(db, key, guard),
+      team: sqliteTeam(db, key, guard),
       async close() {
         if (db.open) db.close();
       },

@@ -226,6 +226,43 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 10,
+    up(db) {
+      // Team mode (src/store/team.ts): who signed in, the authorization server's records, and its shared keys.
+      db.exec(`
+        CREATE TABLE team_users (
+          id TEXT PRIMARY KEY,
+          provider TEXT NOT NULL,
+          subject TEXT NOT NULL,
+          login TEXT NOT NULL,
+          email TEXT,
+          role TEXT NOT NULL,
+          disabled INTEGER NOT NULL DEFAULT 0,
+          created_at TEXT NOT NULL,
+          last_seen_at TEXT,
+          UNIQUE (provider, subject)
+        );
+        CREATE TABLE team_records (
+          kind TEXT NOT NULL,
+          id_hash TEXT NOT NULL,
+          uid_hash TEXT,
+          grant_hash TEXT,
+          payload_enc TEXT NOT NULL,
+          consumed INTEGER NOT NULL DEFAULT 0,
+          expires_at INTEGER,
+          PRIMARY KEY (kind, id_hash)
+        );
+        CREATE INDEX team_records_uid ON team_records (kind, uid_hash) WHERE uid_hash IS NOT NULL;
+        CREATE INDEX team_records_grant ON team_records (grant_hash) WHERE grant_hash IS NOT NULL;
+        CREATE INDEX team_records_expiry ON team_records (expires_at) WHERE expires_at IS NOT NULL;
+        CREATE TABLE team_keys (
+          name TEXT PRIMARY KEY,
+          value_enc TEXT NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 export interface MigrationResult {

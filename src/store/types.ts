@@ -105,6 +105,8 @@ export interface Store {
   signIns: SignInStore;
   webSessions: WebSessionStore;
   continuations: ContinuationStore;
+  /** Team mode: who may sign in, and the state of the built-in authorization server. */
+  team: TeamStore;
   close(): Promise<void>;
 }
 
@@ -350,4 +352,75 @@ export interface EventStore {
     attempt: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
   ): Promise<void>;
   attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>>;
+}
+
+/** The identity providers a person signs in to a team server with. */
+export const SIGN_IN_PROVIDERS = ['github', 'outlook'] as const;
+export type SignInProvider = (typeof SIGN_IN_PROVIDERS)[number];
+
+export type TeamRole = 'admin' | 'member';
+
+/** A person who signed in to a team server. */
+export interface TeamUser {
+  id: string;
+  provider: SignInProvider;
+  /** The provider's stable id for the person (GitHub's numeric user id, Microsoft's object id). */
+  subject: string;
+  /** GitHub login, or Microsoft user principal name. */
+  login: string;
+  email: string | null;
+  role: TeamRole;
+  /** A disabled person cannot sign in, and the tokens issued to them stop working. */
+  disabled: boolean;
+  createdAt: string;
+  lastSeenAt: string | null;
+}
+
+export interface TeamSignIn {
+  provider: SignInProvider;
+  subject: string;
+  login: string;
+  email: string | null;
+  /** The role the operator's configuration gives; without it the first person ever stored becomes admin and the rest members. */
+  role?: TeamRole;
+}
+
+export interface TeamUserStore {
+  /** Oldest first. */
+  list(): Promise<TeamUser[]>;
+  get(id: string): Promise<TeamUser | undefined>;
+  /** Creates the person on their first sign-in, else refreshes login, email, role (when given) and last seen; a disabled person stays disabled. */
+  signIn(input: TeamSignIn): Promise<TeamUser>;
+  setDisabled(id: string, disabled: boolean): Promise<TeamUser | undefined>;
+  remove(id: string): Promise<TeamUser | undefined>;
+}
+
+/**
+ * The authorization server's records (grants, codes, tokens, sessions, interactions, registered clients), each of
+ * one `kind` under an id. Ids, uids and grant ids are kept only as hashes (an opaque access token is its own id);
+ * payloads are encrypted. Expiry is on the store's clock; an expired record reads as absent.
+ */
+export interface AuthRecordStore {
+  /** Creates or replaces a record; without `expiresInMs` it never expires (a registered client). Removes expired records. */
+  put(kind: string, id: string, payload: string, options: { expiresInMs?: number; grantId?: string; uid?: string }): Promise<void>;
+  get(kind: string, id: string): Promise<{ payload: string; consumed: boolean } | undefined>;
+  getByUid(kind: string, uid: string): Promise<{ payload: string; consumed: boolean } | undefined>;
+  /** Marks a record used (a code exchanged, a rotated refresh token), keeping it readable until it expires. */
+  consume(kind: string, id: string): Promise<void>;
+  remove(kind: string, id: string): Promise<void>;
+  /** Removes and returns a record, so only one of racing callers gets it. */
+  take(kind: string, id: string): Promise<string | undefined>;
+  /** Removes every record of a grant (its tokens and codes). */
+  removeGrant(grantId: string): Promise<void>;
+}
+
+export interface TeamKeyStore {
+  /** The secret kept under `name`: made by `create` for the first instance that asks, read by every later one. */
+  ensure(name: string, create: () => string): Promise<string>;
+}
+
+export interface TeamStore {
+  users: TeamUserStore;
+  records: AuthRecordStore;
+  keys: TeamKeyStore;
 }

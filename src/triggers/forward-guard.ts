@@ -30,7 +30,7 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
 }
 
 /** Why this address may not receive forwards, or undefined when it may. */
-export function addressRefusal(text: string, allowPrivate: boolean): string | undefined {
+export function addressRefusal(text: string, allowPrivate: boolean, allowLoopback = true): string | undefined {
   let address: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     address = ipaddr.parse(text.replace(/^\[|\]$/g, ''));
@@ -42,7 +42,8 @@ export function addressRefusal(text: string, allowPrivate: boolean): string | un
   const range = judged.range();
   if (METADATA_ADDRESSES.has(judged.toString()) || METADATA_ADDRESSES.has(address.toString())) return `${text} is a cloud metadata address`;
   if (range === 'linkLocal') return `${text} is a link-local address`;
-  if (range === 'loopback' || range === 'unicast') return undefined;
+  if (range === 'loopback') return allowLoopback ? undefined : `${text} is a loopback address`;
+  if (range === 'unicast') return undefined;
   if (PRIVATE_RANGES.has(range)) {
     return allowPrivate ? undefined : `${text} is a private address (set ${ALLOW_PRIVATE_SETTING}=1 to forward to private networks)`;
   }
@@ -54,9 +55,9 @@ function bareHost(url: URL): string {
 }
 
 /** Why this URL's host may not receive forwards, judged without DNS; undefined when it may. */
-export function hostRefusal(url: URL, allowPrivate: boolean): string | undefined {
+export function hostRefusal(url: URL, allowPrivate: boolean, allowLoopback = true): string | undefined {
   const host = bareHost(url);
-  if (isIP(host)) return addressRefusal(host, allowPrivate);
+  if (isIP(host)) return addressRefusal(host, allowPrivate, allowLoopback);
   if (METADATA_HOSTS.has(host)) return `${host} is a cloud metadata host`;
   return undefined;
 }
@@ -64,7 +65,7 @@ export function hostRefusal(url: URL, allowPrivate: boolean): string | undefined
 /** The addresses a host may be reached at under the policy, or a ForwardRefused saying why none. */
 async function allowedAddresses(hostname: string, policy: ForwardPolicy): Promise<string[]> {
   const addresses = await (policy.resolve ?? systemResolve)(hostname);
-  const refusals = addresses.map((a) => addressRefusal(a, policy.allowPrivate));
+  const refusals = addresses.map((a) => addressRefusal(a, policy.allowPrivate, policy.allowLoopback ?? true));
   const allowed = addresses.filter((_, i) => refusals[i] === undefined);
   if (allowed.length === 0) {
     throw new ForwardRefused(`${hostname} resolves only to refused addresses: ${refusals.join('; ') || 'none'}`);

@@ -84,6 +84,8 @@ async function driveTriggers() {
 async function driveRest() {
   h.sandbox.states.github.scopes.push('admin:org_hook');
   await gh('GET', '/user');
+  await gh('GET', '/user/emails');
+  await gh('GET', '/user/memberships/orgs/sbx-org');
   await gh('GET', '/users/sbx-hubot');
   await gh('GET', '/orgs/sbx-org');
   await gh('GET', '/rate_limit');

@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const COMMANDS: Array<{ path: string[]; flags: string[] }> = [
-  { path: ['serve'], flags: ['--http', '--port', '--public-url', '--toolsets', '--read-only', '--sandbox'] },
+  { path: ['serve'], flags: ['--http', '--port', '--public-url', '--team', '--toolsets', '--read-only', '--sandbox'] },
   { path: ['mcp-config'], flags: ['--client', '--name', '--sandbox', '--data-dir'] },
   { path: ['accounts', 'add'], flags: ['--token-stdin', '--api-key-stdin', '--device', '--browser', '--team', '--groups', '--dialect', '--base-url'] },
   { path: ['accounts', 'list'], flags: ['--json', '--sandbox'] },
@@ -38,6 +38,10 @@ const COMMANDS: Array<{ path: string[]; flags: string[] }> = [
   { path: ['secrets', 'rotate'], flags: ['--force'] },
   { path: ['db', 'migrate'], flags: ['--data-dir', '--database-url'] },
   { path: ['db', 'copy'], flags: ['--to', '--data-dir'] },
+  { path: ['users', 'list'], flags: ['--json', '--data-dir', '--database-url'] },
+  { path: ['users', 'disable'], flags: ['--data-dir', '--database-url'] },
+  { path: ['users', 'enable'], flags: ['--data-dir', '--database-url'] },
+  { path: ['users', 'remove'], flags: ['--data-dir', '--database-url'] },
 ];
 
 describe('help', () => {

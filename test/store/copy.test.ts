@@ -47,6 +47,8 @@ async function seedSqlite(location: StoreLocation) {
   await store.events.setCursor('tail-b', 4);
   await store.events.recordFailure('tail-a', 3, { attempts: 3, error: 'exit code 1' });
   await store.salesCache.put(github.id, 'person', [['ada@example.com', '{"name":"Ada"}']], '2026-11-20T09:00:00.000Z');
+  const admin = await store.team.users.signIn({ provider: 'github', subject: '1001', login: 'ada', email: 'ada@example.com' });
+  await store.team.users.setDisabled(admin.id, true);
   await store.events.acquireLease('poll:somewhere', 'instance-1', 60_000);
   await store.close();
   // Gaps: a deleted event in the middle, and the newest one deleted (SQLite still never gives out its id again).
@@ -79,6 +81,7 @@ async function readBack(store: Store, ids: Ids, deliveries: () => Promise<Record
     deliveries: await deliveries(),
     attempts: await Promise.all(events.map((e) => store.events.attempts(e.id))),
     salesCache: [...(await store.salesCache.get(ids.github, 'person', ['ada@example.com'], '2026-01-01T00:00:00.000Z'))],
+    teamUsers: await store.team.users.list(),
   };
 }
 
@@ -123,6 +126,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
       deliveries: 3,
       delivery_attempts: 1,
       sales_cache: 1,
+      team_users: 1,
     });
     expect(result.to).not.toContain(decodeURIComponent(new URL(target.databaseUrl!).password));
     expect(fileHash(sqliteFile)).toBe(before);

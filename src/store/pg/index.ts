@@ -9,6 +9,7 @@ import { PgHookStore } from './hooks.js';
 import { migrate } from './migrations.js';
 import { pgSalesCache } from './sales-cache.js';
 import { pgContinuations, pgSignIns, pgWebSessions } from './short-lived.js';
+import { pgTeam } from './team.js';
 import { PgTriggerStore } from './triggers.js';
 import { PgWorkStore } from './work.js';
 
@@ -40,6 +41,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
       signIns: pgSignIns(sql, key, guard),
       webSessions: pgWebSessions(sql, key, guard),
       continuations: pgContinuations(sql, key, guard),
+      team: pgTeam(sql, key, guard),
       async close() {
         await sql.end({ timeout: 5 });
       },

@@ -172,6 +172,41 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX deliveries_claimed ON deliveries (claimed_by) WHERE claimed_by IS NOT NULL;
     `,
   },
+  {
+    version: 4,
+    // Team mode (src/store/pg/team.ts); record expiries are epoch milliseconds on the database's clock.
+    sql: `
+      CREATE TABLE team_users (
+        id text PRIMARY KEY,
+        provider text NOT NULL,
+        subject text NOT NULL,
+        login text NOT NULL,
+        email text,
+        role text NOT NULL,
+        disabled boolean NOT NULL DEFAULT false,
+        created_at text NOT NULL,
+        last_seen_at text,
+        UNIQUE (provider, subject)
+      );
+      CREATE TABLE team_records (
+        kind text NOT NULL,
+        id_hash text NOT NULL,
+        uid_hash text,
+        grant_hash text,
+        payload_enc text NOT NULL,
+        consumed boolean NOT NULL DEFAULT false,
+        expires_at bigint,
+        PRIMARY KEY (kind, id_hash)
+      );
+      CREATE INDEX team_records_uid ON team_records (kind, uid_hash) WHERE uid_hash IS NOT NULL;
+      CREATE INDEX team_records_grant ON team_records (grant_hash) WHERE grant_hash IS NOT NULL;
+      CREATE INDEX team_records_expiry ON team_records (expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE team_keys (
+        name text PRIMARY KEY,
+        value_enc text NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

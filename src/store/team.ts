@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { decryptSecret, encryptSecret } from './crypto.js';
+import { idHash, unseal } from './short-lived.js';
+import type { AuthRecordStore, SignInProvider, TeamKeyStore, TeamRole, TeamStore, TeamUser, TeamUserStore } from './types.js';
+
+/*
+ * Team mode's rows: people who signed in (no secret in them), the authorization server's records (every id hashed,
+ * every payload encrypted and bound to its kind and id hash) and its keys (encrypted). A record that no longer
+ * decrypts (written before `secrets rotate`, which drops them all anyway) reads as absent.
+ */
+
+export interface TeamUserRow {
+  id: string;
+  provider: string;
+  subject: string;
+  login: string;
+  email: string | null;
+  role: string;
+  /** 0 or 1 in SQLite, a boolean in PostgreSQL. */
+  disabled: number | boolean;
+  created_at: string;
+  last_seen_at: string | null;
+}
+
+export function toTeamUser(row: TeamUserRow): TeamUser {
+  return {
+    id: row.id,
+    provider: row.provider as SignInProvider,
+    subject: row.subject,
+    login: row.login,
+    email: row.email,
+    role: row.role as TeamRole,
+    disabled: row.disabled === 1 || row.disabled === true,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+  };
+}
+
+export const newUserId = () => 'usr_' + randomBytes(8).toString('hex');
+
+export const TEAM_AAD = {
+  record: (kind: string, hash: string) => `team_records:${kind}:${hash}`,
+  key: (name: string) => `team_keys:${name}`,
+};
+
+export interface RecordRow {
+  kind: string;
+  id_hash: string;
+  payload_enc: string;
+  consumed: number | boolean;
+}
+
+export function toRecord(key: Buffer, row: RecordRow | undefined): { payload: string; consumed: boolean } | undefined {
+  if (!row) return undefined;
+  const payload = unseal(key, row.payload_enc, TEAM_AAD.record(row.kind, row.id_hash));
+  return payload === undefined ? undefined : { payload, consumed: row.consumed === 1 || row.consumed === true };
+}
+
+export function sealRecord(key: Buffer, kind: string, hash: string, payload: string): string {
+  return encryptSecret(key, payload, TEAM_AAD.record(kind, hash));
+}
+
+/** `guard` throws once `secrets rotate` has changed the key under this process. */
+export function sqliteTeam(db: Database.Database, key: Buffer, guard: () => void, clock: () => number = Date.now): TeamStore {
+  return { users: sqliteTeamUsers(db), records: sqliteAuthRecords(db, key, guard, clock), keys: sqliteTeamKeys(db, key, guard) };
+}
+
+function sqliteTeamUsers(db: Database.Database): TeamUserStore {
+  const get = (id: string) => db.prepare('SELECT * FROM team_users WHERE id = ?').get(id) as TeamUserRow | undefined;
+  const signIn = db.transaction((input: Parameters<TeamUserStore['signIn']>[0], now: string): TeamUserRow => {
+    const found = db.prepare('SELECT * FROM team_users WHERE provider = ? AND subject = ?').get(input.provider, input.subject) as TeamUserRow | undefined;
+    if (found) {
+      db.prepare('UPDATE team_users SET login = ?, email = ?, role = COALESCE(?, role), last_seen_at = ? WHERE id = ?').run(input.login, input.email, input.role ?? null, now, found.id);
+      return get(found.id)!;
+    }
+    const first = (db.prepare('SELECT count(*) AS n FROM team_users').get() as { n: number }).n === 0;
+    const id = newUserId();
+    db.prepare('INSERT INTO team_users (id, provider, subject, login, email, role, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+      id,
+      input.provider,
+      input.subject,
+      input.login,
+      input.email,
+      input.role ?? (first ? 'admin' : 'member'),
+      now,
+      now,
+    );
+    return get(id)!;
+  });
+  return {
+    async list() {
+      return (db.prepare('SELECT * FROM team_users ORDER BY created_at, id').all() as TeamUserRow[]).map(toTeamUser);
+    },
+    async get(id) {
+      const row = get(id);
+      return row && toTeamUser(row);
+    },
+    async signIn(input) {
+      return toTeamUser(signIn.immediate(input, new Date().toISOString()));
+    },
+    async setDisabled(id, disabled) {
+      const row = db.prepare('UPDATE team_users SET disabled = ? WHERE id = ? RETURNING *').get(disabled ? 1 : 0, id) as TeamUserRow | undefined;
+      return row && toTeamUser(row);
+    },
+    async remove(id) {
+      const row = db.prepare('DELETE FROM team_users WHERE id = ? RETURNING *').get(id) as TeamUserRow | undefined;
+      return row && toTeamUser(row);
+    },
+  };
+}
+
+function sqliteAuthRecords(db: Database.Database, key: Buffer, guard: () => void, clock: () => number): AuthRecordStore {
+  const live = 'kind = ? AND (expires_at IS NULL OR expires_at > ?)';
+  const put = db.transaction((row: unknown[], now: number) => {
+    guard();
+    db.prepare('DELETE FROM team_records WHERE expires_at <= ?').run(now);
+    db.prepare(
+      `INSERT INTO team_records (kind, id_hash, uid_hash, grant_hash, payload_enc, consumed, expires_at) VALUES (?, ?, ?, ?, ?, 0, ?)
+       ON CONFLICT (kind, id_hash) DO UPDATE SET uid_hash = excluded.uid_hash, grant_hash = excluded.grant_hash,
+         payload_enc = excluded.payload_enc, consumed = 0, expires_at = excluded.expires_at`,
+    ).run(...row);
+  });
+  return {
+    async put(kind, id, payload, o) {
+      const hash = idHash(id);
+      const now = clock();
+      const expiresAt = o.expiresInMs === undefined ? null : now + o.expiresInMs;
+      put.immediate([kind, hash, o.uid ? idHash(o.uid) : null, o.grantId ? idHash(o.grantId) : null, sealRecord(key, kind, hash, payload), expiresAt], now);
+    },
+    async get(kind, id) {
+      return toRecord(key, db.prepare(`SELECT * FROM team_records WHERE id_hash = ? AND ${live}`).get(idHash(id), kind, clock()) as RecordRow | undefined);
+    },
+    async getByUid(kind, uid) {
+      return toRecord(key, db.prepare(`SELECT * FROM team_records WHERE uid_hash = ? AND ${live}`).get(idHash(uid), kind, clock()) as RecordRow | undefined);
+    },
+    async consume(kind, id) {
+      db.prepare('UPDATE team_records SET consumed = 1 WHERE kind = ? AND id_hash = ?').run(kind, idHash(id));
+    },
+    async remove(kind, id) {
+      db.prepare('DELETE FROM team_records WHERE kind = ? AND id_hash = ?').run(kind, idHash(id));
+    },
+    async take(kind, id) {
+      const row = db.prepare('DELETE FROM team_records WHERE kind = ? AND id_hash = ? RETURNING *').get(kind, idHash(id)) as (RecordRow & { expires_at: number | null }) | undefined;
+      if (!row || (row.expires_at !== null && row.expires_at <= clock())) return undefined;
+      return toRecord(key, row)?.payload;
+    },
+    async removeGrant(grantId) {
+      db.prepare('DELETE FROM team_records WHERE grant_hash = ?').run(idHash(grantId));
+    },
+  };
+}
+
+function sqliteTeamKeys(db: Database.Database, key: Buffer, guard: () => void): TeamKeyStore {
+  const ensure = db.transaction((name: string, create: () => string) => {
+    const found = db.prepare('SELECT value_enc FROM team_keys WHERE name = ?').get(name) as { value_enc: string } | undefined;
+    if (found) return decryptSecret(key, found.value_enc, TEAM_AAD.key(name));
+    guard();
+    const value = create();
+    db.prepare('INSERT INTO team_keys (name, value_enc) VALUES (?, ?)').run(name, encryptSecret(key, value, TEAM_AAD.key(name)));
+    return value;
+  });
+  return {
+    async ensure(name, create) {
+      return ensure.immediate(name, create);
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import type { AuthRecordStore } from '../store/types.js';
+
+type Payload = Record<string, unknown> & { grantId?: string; uid?: string };
+
+/**
+ * oidc-provider's storage adapter (one instance per model: Grant, Session, AccessToken, Client...), over the store's
+ * authorization records, so every instance on the store sees every grant, session, token and registered client.
+ */
+export function storeAdapter(records: AuthRecordStore) {
+  const read = (found: { payload: string; consumed: boolean } | undefined) => {
+    if (!found) return undefined;
+    const payload = JSON.parse(found.payload) as Payload;
+    return found.consumed ? { ...payload, consumed: true } : payload;
+  };
+  return class StoreAdapter {
+    constructor(private readonly kind: string) {}
+
+    async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+      const expiresInMs = typeof expiresIn === 'number' ? expiresIn * 1000 : undefined;
+      await records.put(this.kind, id, JSON.stringify(payload), { expiresInMs, grantId: payload.grantId, uid: payload.uid });
+    }
+
+    async find(id: string) {
+      return read(await records.get(this.kind, id));
+    }
+
+    async findByUid(uid: string) {
+      return read(await records.getByUid(this.kind, uid));
+    }
+
+    // The device flow, the only user of user codes, is off.
+    async findByUserCode(): Promise<undefined> {
+      return undefined;
+    }
+
+    async consume(id: string): Promise<void> {
+      await records.consume(this.kind, id);
+    }
+
+    async destroy(id: string): Promise<void> {
+      await records.remove(this.kind, id);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await records.removeGrant(grantId);
+    }
+  };
+}

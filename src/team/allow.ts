@@ -1,0 +1,27 @@
+import type { TeamRule } from '../contracts/team.js';
+
+export type { TeamRule } from '../contracts/team.js';
+
+/** What an identity provider vouches for about the person signing in. */
+export interface SignedInIdentity {
+  provider: 'github' | 'outlook';
+  subject: string;
+  login: string;
+  /** Verified addresses, lower-case; the first is the one shown. */
+  emails: string[];
+  /** Whether the person is an active member of a GitHub organization (GitHub sign-ins only). */
+  memberOf?(org: string): Promise<boolean>;
+}
+
+/** Whether any rule admits the person. */
+export async function admits(rules: readonly TeamRule[], who: SignedInIdentity): Promise<boolean> {
+  for (const rule of rules) {
+    if (rule.kind === 'address' && who.emails.includes(rule.address)) return true;
+    if (rule.kind === 'domain' && who.emails.some((e) => e.endsWith(`@${rule.domain}`))) return true;
+    if (rule.kind === 'github-org' && who.provider === 'github' && (await who.memberOf?.(rule.org))) return true;
+  }
+  return false;
+}
+
+/** Whether any rule needs GitHub organization membership (the sign-in then asks GitHub for read:org). */
+export const needsOrgs = (rules: readonly TeamRule[]) => rules.some((r) => r.kind === 'github-org');

@@ -1,0 +1,89 @@
+import type { Dispatcher } from 'undici';
+import type { OAuthProvider, OAuthSettings } from '../config.js';
+import { InputError } from '../errors.js';
+import type { Route } from '../http/incoming.js';
+import type { Logger } from '../log.js';
+import type { Redactor } from '../redact.js';
+import type { Provider, SignInProvider, Store } from '../store/types.js';
+import type { TeamRule } from './allow.js';
+import { serverKeys } from './keys.js';
+import { AUTH_PATHS, createAuthServer, serveAuth } from './provider.js';
+import { tokenVerifier, type Verified } from './resource.js';
+import { signInRoutes } from './sign-in.js';
+
+export interface TeamAuthOptions {
+  /** --public-url: an origin; the issuer, and `<public URL>/mcp` is the resource. */
+  publicUrl: string;
+  allow: TeamRule[];
+  admins: TeamRule[];
+  store: Store;
+  oauth: Record<OAuthProvider, OAuthSettings>;
+  baseUrls: Record<Provider, string>;
+  dispatcher?: Dispatcher;
+  redactor?: Redactor;
+  logger: Logger;
+  /** SWITCHBOARD_FORWARD_ALLOW_PRIVATE: client metadata documents may be fetched from private networks too. */
+  allowPrivate: boolean;
+  /** Tests only: client metadata documents are served on loopback, over TLS with a certificate of this authority. */
+  metadataCa?: string;
+}
+
+/** What the HTTP listener needs of team mode: the routes it adds, and the check of each MCP request's token. */
+export interface TeamAuth {
+  /** The authorization server's issuer: the public URL's origin. */
+  issuer: string;
+  /** The MCP endpoint's resource identifier, `<public URL>/mcp`. */
+  resource: string;
+  /** The authorization server's and the sign-in's routes. */
+  routes: Route[];
+  /** The caller a bearer token stands for, or why it cannot be used. */
+  verify(token: string): Promise<Verified>;
+}
+
+/** Team mode: the built-in authorization server, its sign-in, and the MCP endpoint as its protected resource. */
+export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
+  const issuer = new URL(o.publicUrl);
+  const resource = new URL('/mcp', issuer).href;
+  const providers = signInProviders(o.oauth);
+  if (o.oauth.outlook.clientId && ['common', 'organizations'].includes(o.oauth.outlook.tenant ?? '') && o.allow.concat(o.admins).some((r) => r.kind !== 'github-org')) {
+    o.logger.warn(
+      'team sign-in with Microsoft accepts any organization\'s directory, and each vouches for its own addresses: set SWITCHBOARD_OUTLOOK_TENANT to your tenant so that address rules match only your people',
+    );
+  }
+  const provider = createAuthServer({
+    issuer: issuer.origin,
+    resource,
+    store: o.store,
+    keys: await serverKeys(o.store.team.keys),
+    metadataFetch: { allowPrivate: o.allowPrivate, loopbackCa: o.metadataCa },
+    logger: o.logger,
+  });
+  const serve = serveAuth(provider, issuer);
+  const authServer = (method: string, path: string, rewrite?: string): Route => ({ method, path, public: true, handle: (req, res) => serve(req, res, rewrite) });
+  const routes: Route[] = [
+    // RFC 8414's document is the OpenID one (a superset), under the name MCP clients look for first.
+    authServer('GET', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'),
+    authServer('GET', '/.well-known/openid-configuration'),
+    // The sign-in's own routes come before the authorization server's, which takes the rest of /auth/.
+    ...signInRoutes({ provider, issuer, resource, store: o.store, oauth: o.oauth, baseUrls: o.baseUrls, dispatcher: o.dispatcher, redactor: o.redactor, logger: o.logger, allow: o.allow, admins: o.admins, providers }),
+    ...['GET', 'POST', 'OPTIONS'].map((method) => authServer(method, '/auth/')),
+  ];
+  o.logger.info('team mode', { issuer: issuer.origin, resource, signIn: providers.join(','), authorization: new URL(AUTH_PATHS.authorization, issuer).href });
+  return { issuer: issuer.origin, resource, routes, verify: tokenVerifier({ provider, users: o.store.team.users }) };
+}
+
+/** The identity providers whose app registration is configured; refuses team mode when there is none. */
+function signInProviders(oauth: Record<OAuthProvider, OAuthSettings>): SignInProvider[] {
+  const providers: SignInProvider[] = [];
+  // GitHub's web sign-in exchanges its code with the app's client secret.
+  if (oauth.github.clientId && oauth.github.clientSecret) providers.push('github');
+  if (oauth.outlook.clientId) providers.push('outlook');
+  if (providers.length === 0) {
+    throw new InputError(
+      'Team mode signs people in with GitHub or Microsoft: set SWITCHBOARD_GITHUB_CLIENT_ID and SWITCHBOARD_GITHUB_CLIENT_SECRET, ' +
+        'or SWITCHBOARD_OUTLOOK_CLIENT_ID (the README\'s "Registering the apps" shows how).',
+      'SWITCHBOARD_GITHUB_CLIENT_ID',
+    );
+  }
+  return providers;
+}
