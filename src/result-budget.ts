@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from './errors.js';
+import { ownedConsumer, PERSONAL_OWNER } from './store/index.js';
 import type { ContinuationStore } from './store/types.js';
 import { estimateTokens } from './tokens.js';
 import type { CallContext, ResultFitter, Tool } from './tool.js';
@@ -59,11 +60,13 @@ export class ResultBudget implements ResultFitter {
   /** Runs a tool, or serves the rest of an earlier cut when the arguments carry its cursor. */
   async call(tool: Tool, args: unknown, ctx: CallContext): Promise<Data> {
     const cursor = (args as { cursor?: unknown } | null | undefined)?.cursor;
-    if (typeof cursor === 'string' && cursor.startsWith(CUT_PREFIX)) return this.resume(tool.name, cursor);
-    return this.fit(tool.name, await tool.call(args, ctx));
+    const owner = ctx.deps.owner ?? PERSONAL_OWNER;
+    if (typeof cursor === 'string' && cursor.startsWith(CUT_PREFIX)) return this.resume(tool.name, cursor, owner);
+    return this.fit(tool.name, await tool.call(args, ctx), 0, owner);
   }
 
-  async fit(tool: string, data: Data, offset = 0): Promise<Data> {
+  /** `owner`'s cut results are theirs alone: another's cursor is unknown to them. */
+  async fit(tool: string, data: Data, offset = 0, owner = PERSONAL_OWNER): Promise<Data> {
     const json = JSON.stringify(data);
     if (Buffer.byteLength(json) <= this.maxTokens) return data;
     if (estimateTokens(json) <= this.maxTokens) return data;
@@ -75,7 +78,7 @@ export class ResultBudget implements ResultFitter {
     const keep = Array.isArray(value) ? recordsWithin(value, room) : textWithin(value, room, isBase64(data));
     if (keep >= value.length) return Array.isArray(value) && value.length === 1 ? set(data, path, [shrinkRecord(value[0], room)]) : data;
     const part: Part = { path, rest: value.slice(keep), offset: offset + keep, total: offset + value.length };
-    const cursor = await this.remember(tool, template, part);
+    const cursor = await this.remember(tool, template, part, owner);
     const kept = value.slice(0, keep);
     const shown = set(data, path, Array.isArray(kept) && keep === 1 ? [shrinkRecord(kept[0], room)] : kept);
     const unit = Array.isArray(value) ? `records ${offset + 1}-${offset + keep} of ${part.total}` : `characters ${offset + 1}-${offset + keep} of ${part.total}`;
@@ -83,8 +86,8 @@ export class ResultBudget implements ResultFitter {
     return { ...shown, next_cursor: cursor, note: typeof data.note === 'string' ? `${data.note} ${note}` : note };
   }
 
-  async resume(tool: string, cursor: string): Promise<Data> {
-    const kept = await this.store.take(cursor, tool, this.clock?.());
+  async resume(tool: string, cursor: string, owner = PERSONAL_OWNER): Promise<Data> {
+    const kept = await this.store.take(cursor, ownedConsumer(owner, tool), this.clock?.());
     if (kept === undefined) {
       throw new InputError(
         `"cursor": ${JSON.stringify(cursor.slice(0, 40))} is not a cursor of ${tool}'s cut results, or it expired (they are kept ${Math.round(this.ttlMs / 60_000)} minutes); call ${tool} again without it.`,
@@ -92,14 +95,14 @@ export class ResultBudget implements ResultFitter {
       );
     }
     const entry = JSON.parse(kept) as Entry;
-    return this.fit(tool, set(entry.template, entry.path, entry.rest), entry.offset);
+    return this.fit(tool, set(entry.template, entry.path, entry.rest), entry.offset, owner);
   }
 
   /** Kept encrypted in the store: a tool result may hold mail or other personal data. */
-  private async remember(tool: string, template: Data, part: Part): Promise<string> {
+  private async remember(tool: string, template: Data, part: Part, owner: string): Promise<string> {
     const cursor = CUT_PREFIX + randomBytes(12).toString('base64url');
     const entry: Entry = { ...part, template };
-    await this.store.put(cursor, tool, JSON.stringify(entry), { ttlMs: this.ttlMs, max: this.maxEntries, now: this.clock?.() });
+    await this.store.put(cursor, ownedConsumer(owner, tool), JSON.stringify(entry), { ttlMs: this.ttlMs, max: this.maxEntries, now: this.clock?.() });
     return cursor;
   }
 }

@@ -15,7 +15,10 @@ export type Effect = 'read' | 'write' | 'delete';
 
 /** What every tool may use, passed in by the server: nothing is a module global. */
 export interface ToolDeps {
+  /** The store as the caller's owner sees it (Store.ownedBy): the tools reach nobody else's accounts, triggers or events. */
   store: Store;
+  /** Whose call it is: a person's id in team mode, else PERSONAL_OWNER. */
+  owner?: string;
   /** Trigger kinds, the event log and the runner; absent where a process serves no triggers. */
   triggers?: TriggerRuntime;
   baseUrls: Record<Provider, string>;

@@ -1,8 +1,8 @@
 import { Agent } from 'undici';
+import { openCliStore } from '../cli-store.js';
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
-import { openStore } from '../store/index.js';
 import type { Account, Provider } from '../store/types.js';
 import { deviceSignIn } from './device.js';
 import { loopbackSignIn } from './loopback.js';
@@ -15,7 +15,7 @@ export async function signInFromCli(
 ): Promise<Account> {
   const redactor = new Redactor();
   const dispatcher = new Agent({ connect: { timeout: 10_000 } });
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey, redactor });
+  const store = await openCliStore(config, redactor);
   const deps = { store, baseUrls: config.baseUrls, dispatcher, redactor, oauth: config.oauth };
   try {
     if (o.mode === 'device') {

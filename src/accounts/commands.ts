@@ -1,11 +1,11 @@
 import { Agent, type Dispatcher } from 'undici';
+import { openCliStore } from '../cli-store.js';
 import type { Config } from '../config.js';
 import { CONNECTORS } from '../connectors/index.js';
 import { DEFAULT_OUTLOOK_GROUPS, isOutlookGroup, OUTLOOK_GROUPS } from '../connectors/outlook/common.js';
 import { accountTeam } from '../connectors/vercel/teams.js';
 import { connectCommand, InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
-import { openStore } from '../store/index.js';
 import type { Account, AccountSecret, Provider, Store } from '../store/types.js';
 
 /** Checks a credential with the provider (who is it?) and stores it encrypted. Nothing is stored when the check fails. */
@@ -16,7 +16,7 @@ export async function addAccount(
   const redactor = new Redactor();
   const dispatcher = new Agent({ connect: { timeout: 10_000 } });
   try {
-    const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey, redactor });
+    const store = await openCliStore(config, redactor);
     try {
       return await connectAccount({ store, baseUrls: config.baseUrls, dispatcher, redactor }, input);
     } finally {
@@ -154,7 +154,7 @@ export function accountGroups(provider: Provider, given: string[] | undefined): 
 }
 
 export async function listAccounts(config: Config): Promise<Account[]> {
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
+  const store = await openCliStore(config);
   try {
     return await store.accounts.list();
   } finally {
@@ -163,7 +163,7 @@ export async function listAccounts(config: Config): Promise<Account[]> {
 }
 
 export async function removeAccount(config: Config, ref: string, provider?: Provider): Promise<Account> {
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
+  const store = await openCliStore(config);
   try {
     return await store.accounts.remove(ref, provider);
   } finally {

@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import type { SignInApi } from '../contracts/accounts.js';
 import { InputError } from '../errors.js';
+import { PERSONAL_OWNER } from '../store/index.js';
 import type { Account } from '../store/types.js';
 import { accountGroups, connectAccount, type ConnectDeps } from './commands.js';
 import { OAuthServer, requestedScopes, requireOAuthProvider, secretFromTokens, type GrantedTokens, type OAuthProvider, type OAuthSettings } from './oauth.js';
@@ -29,7 +30,7 @@ export function createSignIn(deps: SignInDeps): SignInApi {
       const verifier = oauth.generateRandomCodeVerifier();
       const state = oauth.generateRandomState();
       const url = server.authorizationUrl({ redirectUri, scopes: requestedScopes(p, groups), state, codeChallenge: await oauth.calculatePKCECodeChallenge(verifier) });
-      const started = { provider: p, verifier, redirectUri, groups, explicitGroups, label: options.label?.trim() || undefined };
+      const started = { provider: p, verifier, redirectUri, groups, explicitGroups, label: options.label?.trim() || undefined, owner: options.owner ?? PERSONAL_OWNER };
       // Expiry is on the store's clock, unless a clock is given (tests).
       const kept = await deps.store.signIns.put(state, started, { ttlMs: STATE_TTL_MS, max: MAX_PENDING, now: deps.now?.() });
       if (!kept) throw new InputError('Too many sign-ins are waiting to finish; finish or close one and try again in a few minutes.');
@@ -49,7 +50,8 @@ export function createSignIn(deps: SignInDeps): SignInApi {
       const p = requireOAuthProvider(started.provider);
       const server = new OAuthServer(p, deps.oauth[p], deps.redactor);
       const tokens = await server.exchangeCode({ code: options.code, state: options.state, redirectUri: started.redirectUri, codeVerifier: started.verifier });
-      return storeSignIn(deps, p, tokens, {
+      // The account is the owner's who started the sign-in, whoever's browser finishes it.
+      return storeSignIn({ ...deps, store: deps.store.ownedBy(started.owner ?? PERSONAL_OWNER) }, p, tokens, {
         signIn: 'browser',
         groups: started.explicitGroups ? started.groups : undefined,
         label: started.label,

@@ -22,7 +22,8 @@ export interface SignInApi {
    * in the store with its PKCE verifier (encrypted), for 10 minutes, and works once, on any instance of the store. `redirectUri` must be the exact
    * URI the provider's app registration lists (e.g. `http://127.0.0.1:8765/oauth/callback/outlook`).
    */
-  beginSignIn(provider: Provider, options: { redirectUri: string; groups?: string[]; label?: string }): Promise<{ url: string; state: string }>;
+  /** Starts a browser sign-in whose account will be `owner`'s (PERSONAL_OWNER when not given). */
+  beginSignIn(provider: Provider, options: { redirectUri: string; groups?: string[]; label?: string; owner?: string }): Promise<{ url: string; state: string }>;
   /**
    * Finishes it at the redirect: checks the state (and that `redirectUri` is the one it began with),
    * exchanges the code with the verifier, asks the provider who signed in, and stores the account

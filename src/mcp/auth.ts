@@ -79,9 +79,6 @@ function authInfoOf(caller: Caller, resourceMetadataUrl: string): AuthInfo {
   };
 }
 
-/** The person an authenticated request is served for, in team mode. */
-export const userOf = (authInfo: AuthInfo | undefined) => authInfo?.extra?.userId as string | undefined;
-
 async function send(res: ServerResponse, response: Response): Promise<void> {
   res.writeHead(response.status, Object.fromEntries(response.headers)).end(await response.text());
 }

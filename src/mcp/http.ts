@@ -9,7 +9,9 @@ import { header, readBody, type Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import type { TeamAuth } from '../team/auth.js';
 import { mayWrite } from '../team/scopes.js';
-import { protectedResource, userOf } from './auth.js';
+import { protectedResource } from './auth.js';
+import { userOf } from './owner.js';
+import { PERSONAL_OWNER } from '../store/index.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { eventUpdate, refusedListen, type Surface } from './server.js';
 import { closeCancelledStreams, resumeOrPrime, sendNotificationsDirectly, SSE_RETRY_MS } from './streams.js';
@@ -94,7 +96,7 @@ export function isLoopback(host: string): boolean {
 
 /** The one HTTP listener: MCP over Streamable HTTP (and legacy SSE), health, and the routes other modules add. */
 export async function startHttpListener(options: HttpListenerOptions): Promise<HttpListener> {
-  if (!isLoopback(options.host) && !options.token) {
+  if (!isLoopback(options.host) && !options.token && !options.team) {
     throw new Error(
       `Refusing to listen on ${options.host} without SWITCHBOARD_HTTP_TOKEN: anyone who can reach it could use your accounts. ` +
         'Set SWITCHBOARD_HTTP_TOKEN to a long random value, or bind 127.0.0.1.',
@@ -192,7 +194,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       if (body === undefined) return;
       if (!(await scopeAllows(caller, body))) return resource!.refuseWrite(res);
       if (!(await transports!.isLegacyRequest(await transports!.toWebRequest(req, body), body))) {
-        const refused = await refusedListen(options.mcp!, body);
+        const refused = await refusedListen(options.mcp!, body, userOf(caller) ?? PERSONAL_OWNER);
         return refused ? json(res, 200, refused) : transports!.serveModern(req, res, body);
       }
       if (!id) {
@@ -215,7 +217,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         res.once('close', () => {
           if (transport.sessionId === undefined) void closeSession(sessionId);
         });
-        await options.mcp!.create('legacy', { events: true }).connect(transport);
+        await options.mcp!.create('legacy', { events: true, owner: userOf(caller) }).connect(transport);
         return transport.handleRequest(req, res, body);
       }
       const session = sessionFor(id, caller);
@@ -245,7 +247,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       sessions.set(transport.sessionId, session);
       track(session, res);
       transport.onclose = () => void sessions.delete(transport.sessionId);
-      await options.mcp!.create('legacy', { events: true }).connect(transport);
+      await options.mcp!.create('legacy', { events: true, owner: userOf(caller) }).connect(transport);
       return;
     }
     if (url.pathname === '/messages' && req.method === 'POST') {

@@ -22,6 +22,8 @@ import type { TriggerEvent } from '../store/types.js';
 import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
 import type { CallContext, Tool, ToolDeps } from '../tool.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
+import { ownEvents } from '../store/index.js';
+import { ownedDeps, ownerOf } from './owner.js';
 
 export type { Server as McpServer } from '@modelcontextprotocol/server';
 
@@ -109,7 +111,7 @@ async function signInRequest(server: Server, deps: ServerDeps, ctx: ServerContex
   if (!target || !base || !deps.signIn || target.provider === 'sales') return undefined;
   if (!capabilitiesOf(server, ctx)?.elicitation?.url) return undefined;
   const provider = target.provider as Provider;
-  const { url } = await deps.signIn.beginSignIn(provider, { redirectUri: `${base}/oauth/callback/${provider}`, label: target.label });
+  const { url } = await deps.signIn.beginSignIn(provider, { redirectUri: `${base}/oauth/callback/${provider}`, label: target.label, owner: deps.owner });
   const message = `The ${provider} account "${target.label}" needs a new sign-in. Open the link to sign in again.`;
   return inputRequired({ inputRequests: { [SIGN_IN_INPUT]: inputRequired.elicitUrl({ message, url }) } });
 }
@@ -189,14 +191,14 @@ export interface Surface {
    * 2026 client over stdio by a resource update on its listen stream. A 2026 request over HTTP lasts one exchange,
    * so the listener publishes the events (watchEvents) to the listen streams instead.
    */
-  create(era: Era, options?: { events?: boolean }): Server;
+  create(era: Era, options?: { events?: boolean; owner?: string }): Server;
   /** Calls `tell` with each new event until the returned function is called. */
   watchEvents(tell: (note: EventNote) => unknown): () => void;
   /**
    * The error that refuses a 2026 `subscriptions/listen` filter, as 2025 `resources/subscribe` refuses the same URIs
    * (the SDK narrows a filter only by capability); undefined when it may be served.
    */
-  refuseListen(filter: unknown): Promise<RequestError | undefined>;
+  refuseListen(filter: unknown, owner: string): Promise<RequestError | undefined>;
   /** Whether the tool of this name changes nothing (annotated readOnlyHint); undefined for an unknown name. */
   readOnlyTool(name: string): Promise<boolean | undefined>;
 }
@@ -219,8 +221,8 @@ export function createSurface(setup: ServerSetup): Surface {
     return tool && isReadOnly(tool);
   };
   let byName: Map<string, Tool> | undefined;
-  const toolNamed = async (name: string) => {
-    const deps = await needDeps();
+  const toolNamed = async (name: string, owner: string) => {
+    const deps = ownedDeps(await needDeps(), owner);
     byName ??= new Map(deps.tools.map((t) => [t.name, t]));
     const tool = byName.get(name);
     if (!tool) throw invalidParams(`Unknown tool "${name}"; tools/list shows the ${(await listTools()).length} tools.`);
@@ -234,21 +236,21 @@ export function createSurface(setup: ServerSetup): Surface {
   // -32602 in both revisions: 2026-07-28's code for an unknown resource, which the SDK also sends 2025 clients (for -32002).
   const notFound = (uri: string) => new RequestError(ProtocolErrorCode.InvalidParams, `Resource ${uri.slice(0, 200)} not found; resources/list shows what exists.`, { uri });
 
-  /** Throws the error that refuses a subscription to `uri`: only an existing trigger's events URI can be subscribed to. */
-  const checkSubscribable = async (uri: string) => {
+  /** Throws the error that refuses a subscription to `uri`: only the events URI of an existing trigger of the owner's can be subscribed to. */
+  const checkSubscribable = async (uri: string, owner: string) => {
     if (!EVENTS_URI.test(uri)) {
       throw invalidParams(`"uri" ${JSON.stringify(uri.slice(0, 200))} cannot be subscribed to: only switchboard://triggers/{id}/events (ids from triggers_list) can.`);
     }
-    if (!(await triggerOf(await needDeps(), uri))) throw notFound(uri);
+    if (!(await triggerOf(ownedDeps(await needDeps(), owner), uri))) throw notFound(uri);
   };
 
-  const refuseListen = async (filter: unknown): Promise<RequestError | undefined> => {
+  const refuseListen = async (filter: unknown, owner: string): Promise<RequestError | undefined> => {
     const uris = (filter as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
     if (!Array.isArray(uris)) return undefined;
     if (uris.length > MAX_SUBSCRIPTIONS) return invalidParams(`"resourceSubscriptions" names ${uris.length} URIs; a listen stream may hold ${MAX_SUBSCRIPTIONS}.`);
     for (const uri of uris) {
       if (typeof uri !== 'string') continue;
-      const refusal = await checkSubscribable(uri).then(
+      const refusal = await checkSubscribable(uri, owner).then(
         () => undefined,
         (error: RequestError) => error,
       );
@@ -257,14 +259,14 @@ export function createSurface(setup: ServerSetup): Surface {
     return undefined;
   };
 
-  /** Calls `listener` with each batch of new events until the returned function is called. */
-  const onEvents = (listener: (events: TriggerEvent[]) => void) => {
+  /** Calls `listener` with each batch of new events (of `owner`'s triggers only, when given) until the returned function is called. */
+  const onEvents = (listener: (events: TriggerEvent[]) => void, owner?: string) => {
     let stopped = false;
     let unsubscribe: (() => void) | undefined;
     setup.deps.then(
       (deps) => {
         if (stopped || !deps.triggers) return;
-        unsubscribe = deps.triggers.log.subscribe(listener);
+        unsubscribe = deps.triggers.log.subscribe(owner === undefined ? listener : ownEvents(deps.store, owner, (events) => !stopped && listener(events)));
       },
       // Whoever started the loading reports its failure.
       () => undefined,
@@ -276,7 +278,7 @@ export function createSurface(setup: ServerSetup): Surface {
   };
   const watchEvents = (tell: (note: EventNote) => unknown) => onEvents((events) => events.forEach((e) => tell(eventNote(e))));
 
-  const create = (era: Era, options: { events?: boolean } = {}) => {
+  const create = (era: Era, options: { events?: boolean; owner?: string } = {}) => {
     const server = new CheckedServer(
       { name: 'switchboard', title: 'Switchboard', version: setup.version },
       { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator, cacheHints: CACHE_HINTS },
@@ -290,7 +292,7 @@ export function createSurface(setup: ServerSetup): Surface {
     });
 
     server.setRequestHandler('tools/call', async ({ params }, ctx) => {
-      const { deps, tool } = await toolNamed(params.name);
+      const { deps, tool } = await toolNamed(params.name, ownerOf(ctx));
       if (readOnlyCaller(ctx) && !(await readOnlyTool(params.name))) {
         return toErrorResult(new InputError(`${params.name} changes something, and this token has scope ${READ_SCOPE} only: sign in again granting scope switchboard.`, 'scope'));
       }
@@ -299,9 +301,9 @@ export function createSurface(setup: ServerSetup): Surface {
       return deps.drain ? deps.drain.run(call) : call();
     });
 
-    server.setRequestHandler('resources/list', async ({ params }) => {
+    server.setRequestHandler('resources/list', async ({ params }, ctx) => {
       refuseCursor(params?.cursor);
-      const deps = await needDeps();
+      const deps = ownedDeps(await needDeps(), ownerOf(ctx));
       const triggers = deps.triggers ? await deps.store.triggers.list() : [];
       return {
         resources: [
@@ -327,8 +329,8 @@ export function createSurface(setup: ServerSetup): Surface {
       };
     });
 
-    server.setRequestHandler('resources/read', async ({ params: { uri } }) => {
-      const deps = await needDeps();
+    server.setRequestHandler('resources/read', async ({ params: { uri } }, ctx) => {
+      const deps = ownedDeps(await needDeps(), ownerOf(ctx));
       if (uri === ACCOUNTS_URI) {
         // Loaded here, not at start-up: the tool modules are not needed to answer tools/list.
         const { describeAccount } = await import('../accounts/tools.js');
@@ -344,8 +346,8 @@ export function createSurface(setup: ServerSetup): Surface {
 
     const subscriptions = new Set<string>();
     if (era === 'legacy') {
-      server.setRequestHandler('resources/subscribe', async ({ params: { uri } }) => {
-        await checkSubscribable(uri);
+      server.setRequestHandler('resources/subscribe', async ({ params: { uri } }, ctx) => {
+        await checkSubscribable(uri, ownerOf(ctx));
         if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
           throw invalidParams(`A session may hold ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from one before subscribing to ${uri}.`);
         }
@@ -371,7 +373,7 @@ export function createSurface(setup: ServerSetup): Surface {
                 send(notices.vendor);
                 if (subscriptions.has(notices.uri)) send(notices.update);
               }
-            });
+            }, options.owner);
       const previous = server.onclose;
       server.onclose = () => {
         stop();
@@ -394,10 +396,10 @@ export function createServer(deps: ServerDeps): Server {
 }
 
 /** The answer that refuses a 2026 listen request whose filter names what cannot be subscribed to; undefined for any other message. */
-export async function refusedListen(surface: Surface, message: unknown): Promise<JSONRPCErrorResponse | undefined> {
+export async function refusedListen(surface: Surface, message: unknown, owner: string): Promise<JSONRPCErrorResponse | undefined> {
   const request = message as { method?: unknown; id?: unknown; params?: { notifications?: unknown } } | null;
   if (request?.method !== 'subscriptions/listen' || (typeof request.id !== 'string' && typeof request.id !== 'number')) return undefined;
-  const error = await surface.refuseListen(request.params?.notifications);
+  const error = await surface.refuseListen(request.params?.notifications, owner);
   if (!error) return undefined;
   return { jsonrpc: '2.0', id: request.id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
 }

@@ -1,6 +1,7 @@
 import { serveStdio as serve, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
+import { PERSONAL_OWNER } from '../store/index.js';
 import { refusedListen, type Surface } from './server.js';
 
 /**
@@ -13,7 +14,7 @@ export function serveStdio(surface: Surface, stdin: NodeJS.ReadableStream, stdou
   let deliver: StdioServerTransport['onmessage'];
   const receive = (message: JSONRPCMessage) => {
     if ((message as { method?: unknown }).method !== 'subscriptions/listen') return deliver?.(message);
-    void refusedListen(surface, message).then((refused) => (refused ? transport.send(refused) : deliver?.(message)), onerror);
+    void refusedListen(surface, message, PERSONAL_OWNER).then((refused) => (refused ? transport.send(refused) : deliver?.(message)), onerror);
   };
   Object.defineProperty(transport, 'onmessage', { get: () => receive, set: (handler: StdioServerTransport['onmessage']) => (deliver = handler) });
   return serve(({ era }) => surface.create(era, { events: true }), { transport, onerror });

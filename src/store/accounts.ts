@@ -16,23 +16,37 @@ import {
   unknownId,
 } from './account-rules.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
+import { PERSONAL_OWNER, type Owner } from './owner.js';
 import { toAccount, type AccountRow } from './rows.js';
-import type { Account, AccountSecret, AccountStatus, AccountStore, NewAccount, Provider } from './types.js';
+import type { Account, AccountGrant, AccountSecret, AccountStatus, AccountStore, NewAccount, Provider } from './types.js';
 
 const ORDER = 'ORDER BY provider, created_at, rowid';
+/** The accounts an owner may use: their own, and those shared with them or with everyone. Every owner's when @owner is NULL. */
+const VISIBLE = "(@owner IS NULL OR owner = @owner OR id IN (SELECT account_id FROM account_grants WHERE grantee IN (@owner, '*')))";
+/** The accounts an owner may change: their own only. */
+const OWN = '(@owner IS NULL OR owner = @owner)';
+/** Among accounts of several owners, the owner's own first. */
+const OWN_FIRST = 'owner IS NOT @owner';
+/** Whose default account counts: the owner's; the personal owner's when every owner's accounts are read. */
+const OWN_DEFAULT = "owner = COALESCE(@owner, '')";
 
 export class SqliteAccountStore implements AccountStore {
-  private readonly touched = new Map<string, number>();
+  private readonly scope: { owner: string | null };
   constructor(
     private readonly db: Database.Database,
     private readonly key: Buffer,
     private readonly redactor?: Redactor,
     /** Throws when the store's key changed since this connection opened (secrets rotate); called before every secret write. */
     private readonly guard: () => void = () => undefined,
-  ) {}
+    private readonly owner: Owner = undefined,
+    /** When each account was last marked used, shared by every owner's view. */
+    private readonly touched = new Map<string, number>(),
+  ) {
+    this.scope = { owner: owner ?? null };
+  }
 
   async list(filter: { provider?: Provider; group?: string } = {}): Promise<Account[]> {
-    const where: string[] = [];
+    const where: string[] = [VISIBLE];
     const params: string[] = [];
     if (filter.provider !== undefined) {
       where.push('provider = ?');
@@ -42,8 +56,8 @@ export class SqliteAccountStore implements AccountStore {
       where.push('EXISTS (SELECT 1 FROM json_each(accounts.groups_json) WHERE value = ?)');
       params.push(filter.group);
     }
-    const sql = `SELECT * FROM accounts ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ${ORDER}`;
-    return (this.db.prepare(sql).all(...params) as AccountRow[]).map(toAccount);
+    const sql = `SELECT * FROM accounts WHERE ${where.join(' AND ')} ${ORDER}`;
+    return (this.db.prepare(sql).all(...params, this.scope) as AccountRow[]).map(toAccount);
   }
 
   async find(ref: string, provider?: Provider): Promise<Account | undefined> {
@@ -53,7 +67,7 @@ export class SqliteAccountStore implements AccountStore {
 
   async resolve(provider: Provider, ref?: string): Promise<{ account: Account; secret: AccountSecret }> {
     const row = ref === undefined ? this.defaultRow(provider) : this.findRow(ref, provider);
-    if (!row) throw missingAccount(provider, ref, (this.db.prepare(`SELECT * FROM accounts WHERE provider = ? ${ORDER}`).all(provider) as AccountRow[]).map(toAccount));
+    if (!row) throw missingAccount(provider, ref, (this.db.prepare(`SELECT * FROM accounts WHERE provider = ? AND ${VISIBLE} ${ORDER}`).all(provider, this.scope) as AccountRow[]).map(toAccount));
     const account = toAccount(row);
     if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account), { provider: account.provider, label: account.label });
     let plaintext: string;
@@ -83,11 +97,12 @@ export class SqliteAccountStore implements AccountStore {
       const isDefault = this.defaultRow(input.provider, false) === undefined;
       this.db
         .prepare(
-          `INSERT INTO accounts (id, provider, label, identity, is_default, groups_json, scopes_json, meta_json, base_url, secret_enc, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO accounts (id, owner, provider, label, identity, is_default, groups_json, scopes_json, meta_json, base_url, secret_enc, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           id,
+          this.owner ?? PERSONAL_OWNER,
           input.provider,
           label,
           input.identity ?? null,
@@ -112,9 +127,9 @@ export class SqliteAccountStore implements AccountStore {
         this.db
           .prepare(
             `UPDATE accounts SET is_default = 1
-             WHERE id = (SELECT id FROM accounts WHERE provider = ? ORDER BY created_at, rowid LIMIT 1)`,
+             WHERE id = (SELECT id FROM accounts WHERE provider = ? AND owner = ? ORDER BY created_at, rowid LIMIT 1)`,
           )
-          .run(row.provider);
+          .run(row.provider, row.owner);
       }
       return row;
     });
@@ -136,18 +151,43 @@ export class SqliteAccountStore implements AccountStore {
   async setDefault(ref: string): Promise<Account> {
     const setDefaultTx = this.db.transaction((): AccountRow => {
       const row = this.requireRow(ref);
-      this.db.prepare('UPDATE accounts SET is_default = 0 WHERE provider = ? AND is_default = 1').run(row.provider);
+      this.db.prepare('UPDATE accounts SET is_default = 0 WHERE provider = ? AND owner = ? AND is_default = 1').run(row.provider, row.owner);
       this.db.prepare('UPDATE accounts SET is_default = 1 WHERE id = ?').run(row.id);
       return this.rowById(row.id)!;
     });
     return toAccount(setDefaultTx.immediate());
   }
 
+  async share(ref: string, grantee: string): Promise<Account> {
+    const tx = this.db.transaction((): AccountRow => {
+      const row = this.requireRow(ref);
+      this.db.prepare('INSERT OR IGNORE INTO account_grants (account_id, grantee, created_at) VALUES (?, ?, ?)').run(row.id, grantee, new Date().toISOString());
+      return row;
+    });
+    return toAccount(tx.immediate());
+  }
+
+  async unshare(ref: string, grantee: string): Promise<{ account: Account; removed: boolean }> {
+    const tx = this.db.transaction(() => {
+      const row = this.requireRow(ref);
+      const removed = this.db.prepare('DELETE FROM account_grants WHERE account_id = ? AND grantee = ?').run(row.id, grantee).changes > 0;
+      return { account: toAccount(row), removed };
+    });
+    return tx.immediate();
+  }
+
+  async grants(): Promise<AccountGrant[]> {
+    const rows = this.db
+      .prepare(`SELECT g.account_id, g.grantee FROM account_grants g JOIN accounts a ON a.id = g.account_id WHERE ${OWN.replaceAll('owner', 'a.owner')} ORDER BY g.created_at, g.account_id, g.grantee`)
+      .all(this.scope) as Array<{ account_id: string; grantee: string }>;
+    return rows.map((r) => ({ accountId: r.account_id, grantee: r.grantee }));
+  }
+
   /** Signs an existing account in again: new secret, identity, groups, scopes and meta; active again; same id, label and triggers. */
   async reconnect(id: string, input: Omit<NewAccount, 'provider' | 'label'>): Promise<Account> {
     const tx = this.db.transaction((): AccountRow => {
       this.guard();
-      const row = this.rowById(id);
+      const row = this.ownRowById(id);
       if (!row) throw unknownId(id);
       const meta = { ...(JSON.parse(row.meta_json) as Record<string, string>), ...input.meta };
       this.db
@@ -170,14 +210,14 @@ export class SqliteAccountStore implements AccountStore {
   async updateSecret(id: string, secret: AccountSecret): Promise<void> {
     const update = this.db.transaction(() => {
       this.guard();
-      return this.db.prepare('UPDATE accounts SET secret_enc = ? WHERE id = ?').run(encryptSecret(this.key, JSON.stringify(secret), id), id);
+      return this.db.prepare(`UPDATE accounts SET secret_enc = ? WHERE id = ? AND ${VISIBLE}`).run(encryptSecret(this.key, JSON.stringify(secret), id), id, this.scope);
     });
     if (update.immediate().changes === 0) throw unknownId(id);
   }
 
   async setStatus(id: string, status: AccountStatus): Promise<void> {
     checkStatus(status);
-    const result = this.db.prepare('UPDATE accounts SET status = ? WHERE id = ?').run(status, id);
+    const result = this.db.prepare(`UPDATE accounts SET status = ? WHERE id = ? AND ${VISIBLE}`).run(status, id, this.scope);
     if (result.changes === 0) throw unknownId(id);
   }
 
@@ -190,35 +230,43 @@ export class SqliteAccountStore implements AccountStore {
     this.db.prepare('UPDATE accounts SET last_used_at = ? WHERE id = ?').run(new Date(now).toISOString(), id);
   }
 
-  private rowById(id: string): AccountRow | undefined {
-    return this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+  private rowById(id: string, which = VISIBLE): AccountRow | undefined {
+    return this.db.prepare(`SELECT * FROM accounts WHERE id = ? AND ${which}`).get(id, this.scope) as AccountRow | undefined;
   }
 
-  private findRow(ref: string, provider?: Provider): AccountRow | undefined {
-    const byId = this.rowById(ref);
+  private ownRowById(id: string): AccountRow | undefined {
+    return this.rowById(id, OWN);
+  }
+
+  /** By id or label among the accounts `which` allows; a label names the owner's own account before a shared one. */
+  private findRow(ref: string, provider?: Provider, which = VISIBLE): AccountRow | undefined {
+    const byId = this.rowById(ref, which);
     if (byId && (provider === undefined || byId.provider === provider)) return byId;
     const trimmed = ref.trim();
-    if (provider !== undefined) return this.labelHolder(provider, trimmed);
-    const matches = this.db.prepare(`SELECT * FROM accounts WHERE lower(label) = lower(?) ${ORDER}`).all(trimmed) as AccountRow[];
-    if (matches.length > 1) throw labelOfSeveralProviders(trimmed, matches.map(toAccount));
+    if (provider !== undefined) return this.labelHolder(provider, trimmed, which);
+    const matches = this.db.prepare(`SELECT * FROM accounts WHERE lower(label) = lower(?) AND ${which} ORDER BY ${OWN_FIRST}, provider, created_at, rowid`).all(trimmed, this.scope) as AccountRow[];
+    const providers = new Set(matches.map((m) => m.provider));
+    if (providers.size > 1) throw labelOfSeveralProviders(trimmed, matches.map(toAccount));
     return matches[0];
   }
 
+  /** An account the owner may change (their own), by id or label. */
   private requireRow(ref: string, provider?: Provider): AccountRow {
-    const row = this.findRow(ref, provider);
+    const row = this.findRow(ref, provider, OWN);
     if (row) return row;
-    throw noSuchAccount(ref, (this.db.prepare(`SELECT * FROM accounts ${ORDER}`).all() as AccountRow[]).map(toAccount));
+    throw noSuchAccount(ref, (this.db.prepare(`SELECT * FROM accounts WHERE ${OWN} ${ORDER}`).all(this.scope) as AccountRow[]).map(toAccount));
   }
 
+  /** The owner's default account of a provider; else, when asked, the only one they may use. */
   private defaultRow(provider: string, orOnly = true): AccountRow | undefined {
-    const row = this.db.prepare('SELECT * FROM accounts WHERE provider = ? AND is_default = 1').get(provider) as AccountRow | undefined;
+    const row = this.db.prepare(`SELECT * FROM accounts WHERE provider = ? AND is_default = 1 AND ${OWN_DEFAULT}`).get(provider, this.scope) as AccountRow | undefined;
     if (row || !orOnly) return row;
-    const rows = this.db.prepare('SELECT * FROM accounts WHERE provider = ? LIMIT 2').all(provider) as AccountRow[];
+    const rows = this.db.prepare(`SELECT * FROM accounts WHERE provider = ? AND ${VISIBLE} LIMIT 2`).all(provider, this.scope) as AccountRow[];
     return rows.length === 1 ? rows[0] : undefined;
   }
 
-  private labelHolder(provider: string, label: string): AccountRow | undefined {
-    return this.db.prepare('SELECT * FROM accounts WHERE provider = ? AND lower(label) = lower(?)').get(provider, label) as
+  private labelHolder(provider: string, label: string, which = OWN): AccountRow | undefined {
+    return this.db.prepare(`SELECT * FROM accounts WHERE provider = ? AND lower(label) = lower(?) AND ${which} ORDER BY ${OWN_FIRST}`).get(provider, label, this.scope) as
       | AccountRow
       | undefined;
   }

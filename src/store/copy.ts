@@ -28,23 +28,24 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'meta', columns: ['key', 'value'], replaceOn: 'key' },
   {
     name: 'accounts',
-    columns: ['id', 'provider', 'label', 'identity', 'is_default', 'status', 'groups_json', 'scopes_json', 'meta_json', 'base_url', 'secret_enc', 'created_at', 'last_used_at'],
+    columns: ['id', 'owner', 'provider', 'label', 'identity', 'is_default', 'status', 'groups_json', 'scopes_json', 'meta_json', 'base_url', 'secret_enc', 'created_at', 'last_used_at'],
     booleans: ['is_default'],
   },
   {
     name: 'triggers',
-    columns: ['id', 'kind', 'account_id', 'config_json', 'status', 'forward_url', 'secret_enc', 'provider_refs_json', 'state_json', 'fired', 'skipped', 'errors', 'last_event_at', 'last_error', 'created_at',
+    columns: ['id', 'owner', 'kind', 'account_id', 'config_json', 'status', 'forward_url', 'secret_enc', 'provider_refs_json', 'state_json', 'fired', 'skipped', 'errors', 'last_event_at', 'last_error', 'created_at',
       'next_poll_at', 'poll_again', 'claimed_by', 'claimed_until'],
     booleans: ['poll_again'],
   },
   { name: 'hooks', columns: ['id', 'provider', 'account_id', 'target', 'remote_id', 'events_json', 'secret_enc', 'created_at'] },
-  { name: 'events', columns: ['id', 'trigger_id', 'kind', 'dedupe_key', 'occurred_at', 'received_at', 'summary', 'payload_json'], identity: true },
+  { name: 'events', columns: ['id', 'trigger_id', 'owner', 'kind', 'dedupe_key', 'occurred_at', 'received_at', 'summary', 'payload_json'], identity: true },
   { name: 'consumers', columns: ['name', 'cursor', 'updated_at'] },
   { name: 'consumer_failures', columns: ['consumer', 'event_id', 'attempts', 'last_error', 'failed_at', 'retry_requested_at'] },
   { name: 'deliveries', columns: ['id', 'event_id', 'trigger_id', 'url', 'state', 'attempts', 'next_attempt_at', 'give_up_at', 'last_status', 'last_error', 'claimed_by', 'claimed_until'], identity: true },
   { name: 'delivery_attempts', columns: ['id', 'delivery_id', 'attempt', 'at', 'status', 'error', 'duration_ms'], identity: true },
   { name: 'sales_cache', columns: ['account_id', 'kind', 'key_hash', 'result_enc', 'created_at'] },
   { name: 'team_users', columns: ['id', 'provider', 'subject', 'login', 'email', 'role', 'disabled', 'created_at', 'last_seen_at'], booleans: ['disabled'] },
+  { name: 'account_grants', columns: ['account_id', 'grantee', 'created_at'] },
 ];
 
 /** Tables of the SQLite store that `db copy` leaves behind on purpose, and why. A table in neither list fails a test. */

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import type { Redactor } from '../redact.js';
 import { SqliteAccountStore } from './accounts.js';
+import { ownedSalesCache, withOwners } from './owner.js';
 import { SqliteEventStore } from './events.js';
 import { SqliteHookStore } from './hooks.js';
 import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from './key-check.js';
@@ -31,6 +32,7 @@ export interface OpenStoreOptions {
 /** The SQLite store; `db` is for this folder (secrets rotate) and for tests that look at the file. Other code sees a Store only. */
 export interface SqliteStore extends Store {
   readonly db: Database.Database;
+  ownedBy(owner: string): SqliteStore;
 }
 
 /** The PostgreSQL store when a database URL is given, else the SQLite store in the data dir. */
@@ -50,14 +52,9 @@ async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> 
     restrictFileModes(dbFile);
     const { key, check } = await checkKey(keyCheckRecord(db, dbFile), options);
     const guard = keyGuard(db, check);
-    const accounts = new SqliteAccountStore(db, key, options.redactor, guard);
-    return {
+    const shared = {
       db,
-      accounts,
-      triggers: new SqliteTriggerStore(db, key, Date.now, guard),
-      events: new SqliteEventStore(db, key),
       hooks: new SqliteHookStore(db, key, guard),
-      salesCache: sqliteSalesCache(db, key, guard),
       work: new SqliteWorkStore(db, key),
       signIns: sqliteSignIns(db, key, guard),
       webSessions: sqliteWebSessions(db, key, guard),
@@ -67,6 +64,15 @@ async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> 
         if (db.open) db.close();
       },
     };
+    const salesCache = sqliteSalesCache(db, key, guard);
+    const touched = new Map<string, number>();
+    return withOwners<SqliteStore>((owner) => ({
+      ...shared,
+      accounts: new SqliteAccountStore(db, key, options.redactor, guard, owner, touched),
+      triggers: new SqliteTriggerStore(db, key, Date.now, guard, owner),
+      events: new SqliteEventStore(db, key, Date.now, owner),
+      salesCache: ownedSalesCache(salesCache, owner),
+    }));
   } catch (error) {
     db.close();
     throw damagedStoreError(error, dbFile) ?? error;

@@ -1,15 +1,30 @@
 import type Database from 'better-sqlite3';
+import { consumerOf, ownedConsumer, type Owner } from './owner.js';
 import { toEvent, type EventRow } from './rows.js';
 import type { ConsumerFailure, EventStore, TriggerEvent } from './types.js';
+
+/** The view owner's events; every owner's when @owner is NULL. */
+const OWN = '(@owner IS NULL OR owner = @owner)';
+/** The view owner's consumers (see ownedConsumer): the personal owner's names have no '/', a person's start with their id and '/'. */
+const OWN_CONSUMERS = "(@owner IS NULL OR (@owner = '' AND instr(consumer, '/') = 0) OR (@owner <> '' AND substr(consumer, 1, length(@owner) + 1) = @owner || '/'))";
 
 type FailureRow = EventRow & { consumer: string; attempts: number; last_error: string; failed_at: string; retry_requested_at: string | null };
 
 export class SqliteEventStore implements EventStore {
+  private readonly scope: { owner: string | null };
   constructor(
     private readonly db: Database.Database,
     private readonly key: Buffer,
     private readonly clock: () => number = Date.now,
-  ) {}
+    private readonly owner: Owner = undefined,
+  ) {
+    this.scope = { owner: owner ?? null };
+  }
+
+  /** A consumer's stored name: kept apart per owner. */
+  private consumer(name: string): string {
+    return this.owner === undefined ? name : ownedConsumer(this.owner, name);
+  }
 
   async after(cursor: number, options: { triggerIds?: string[]; limit: number; payloads?: boolean }): Promise<TriggerEvent[]> {
     const ids = options.triggerIds?.length ? options.triggerIds : null;
@@ -17,9 +32,9 @@ export class SqliteEventStore implements EventStore {
     const columns = options.payloads === false ? `id, trigger_id, kind, dedupe_key, occurred_at, received_at, summary, 'null' AS payload_json` : '*';
     const rows = ids
       ? (this.db
-          .prepare(`SELECT ${columns} FROM events WHERE id > ? AND trigger_id IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`)
-          .all(cursor, JSON.stringify(ids), options.limit) as EventRow[])
-      : (this.db.prepare(`SELECT ${columns} FROM events WHERE id > ? ORDER BY id LIMIT ?`).all(cursor, options.limit) as EventRow[]);
+          .prepare(`SELECT ${columns} FROM events WHERE id > ? AND trigger_id IN (SELECT value FROM json_each(?)) AND ${OWN} ORDER BY id LIMIT ?`)
+          .all(cursor, JSON.stringify(ids), options.limit, this.scope) as EventRow[])
+      : (this.db.prepare(`SELECT ${columns} FROM events WHERE id > ? AND ${OWN} ORDER BY id LIMIT ?`).all(cursor, options.limit, this.scope) as EventRow[]);
     return rows.map(toEvent);
   }
 
@@ -29,24 +44,24 @@ export class SqliteEventStore implements EventStore {
   }
 
   async latest(triggerId: string, limit: number): Promise<TriggerEvent[]> {
-    const rows = this.db.prepare('SELECT * FROM events WHERE trigger_id = ? ORDER BY id DESC LIMIT ?').all(triggerId, limit) as EventRow[];
+    const rows = this.db.prepare(`SELECT * FROM events WHERE trigger_id = ? AND ${OWN} ORDER BY id DESC LIMIT ?`).all(triggerId, limit, this.scope) as EventRow[];
     return rows.map(toEvent);
   }
 
   async lastId(receivedBefore?: string): Promise<number> {
-    if (receivedBefore === undefined) return (this.db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM events').get() as { id: number }).id;
+    if (receivedBefore === undefined) return (this.db.prepare(`SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE ${OWN}`).get(this.scope) as { id: number }).id;
     // Newest first: only the events received since then are read.
-    const row = this.db.prepare('SELECT id FROM events WHERE received_at < ? ORDER BY id DESC LIMIT 1').get(receivedBefore) as { id: number } | undefined;
+    const row = this.db.prepare(`SELECT id FROM events WHERE received_at < ? AND ${OWN} ORDER BY id DESC LIMIT 1`).get(receivedBefore, this.scope) as { id: number } | undefined;
     return row?.id ?? 0;
   }
 
   async cursor(consumer: string): Promise<number | undefined> {
-    const row = this.db.prepare('SELECT cursor FROM consumers WHERE name = ?').get(consumer) as { cursor: number } | undefined;
+    const row = this.db.prepare('SELECT cursor FROM consumers WHERE name = ?').get(this.consumer(consumer)) as { cursor: number } | undefined;
     return row?.cursor;
   }
 
   async setCursor(consumer: string, cursor: number): Promise<void> {
-    this.writeCursor(consumer, cursor);
+    this.writeCursor(this.consumer(consumer), cursor);
   }
 
   private writeCursor(consumer: string, cursor: number): void {
@@ -66,8 +81,8 @@ export class SqliteEventStore implements EventStore {
            ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = attempts + excluded.attempts, last_error = excluded.last_error,
              failed_at = excluded.failed_at, retry_requested_at = NULL`,
         )
-        .run(consumer, eventId, failure.attempts, failure.error, new Date(this.clock()).toISOString());
-      this.writeCursor(consumer, eventId);
+        .run(this.consumer(consumer), eventId, failure.attempts, failure.error, new Date(this.clock()).toISOString());
+      this.writeCursor(this.consumer(consumer), eventId);
     })();
   }
 
@@ -75,11 +90,11 @@ export class SqliteEventStore implements EventStore {
     const rows = this.db
       .prepare(
         `SELECT f.consumer, f.attempts, f.last_error, f.failed_at, f.retry_requested_at, e.* FROM consumer_failures f JOIN events e ON e.id = f.event_id
-         WHERE ? IS NULL OR f.consumer = ? ORDER BY f.event_id, f.consumer`,
+         WHERE (? IS NULL OR f.consumer = ?) AND ${OWN_CONSUMERS.replaceAll('consumer', 'f.consumer')} ORDER BY f.event_id, f.consumer`,
       )
-      .all(filter.consumer ?? null, filter.consumer ?? null) as FailureRow[];
+      .all(this.keyOrNull(filter.consumer), this.keyOrNull(filter.consumer), this.scope) as FailureRow[];
     return rows.map((r) => ({
-      consumer: r.consumer,
+      consumer: consumerOf(this.owner, r.consumer),
       event: toEvent(r),
       attempts: r.attempts,
       lastError: r.last_error,
@@ -90,8 +105,9 @@ export class SqliteEventStore implements EventStore {
 
   async requestRetry(filter: { consumer?: string; eventId?: number }): Promise<number> {
     return this.db
-      .prepare('UPDATE consumer_failures SET retry_requested_at = ? WHERE (? IS NULL OR consumer = ?) AND (? IS NULL OR event_id = ?)')
-      .run(new Date(this.clock()).toISOString(), filter.consumer ?? null, filter.consumer ?? null, filter.eventId ?? null, filter.eventId ?? null).changes;
+      .prepare(`UPDATE consumer_failures SET retry_requested_at = ? WHERE (? IS NULL OR consumer = ?) AND (? IS NULL OR event_id = ?) AND ${OWN_CONSUMERS}`)
+      .run(new Date(this.clock()).toISOString(), this.keyOrNull(filter.consumer), this.keyOrNull(filter.consumer), filter.eventId ?? null, filter.eventId ?? null, this.scope)
+      .changes;
   }
 
   async nextRetry(consumer: string): Promise<TriggerEvent | undefined> {
@@ -100,12 +116,16 @@ export class SqliteEventStore implements EventStore {
         `SELECT e.* FROM consumer_failures f JOIN events e ON e.id = f.event_id
          WHERE f.consumer = ? AND f.retry_requested_at IS NOT NULL ORDER BY f.event_id LIMIT 1`,
       )
-      .get(consumer) as EventRow | undefined;
+      .get(this.consumer(consumer)) as EventRow | undefined;
     return row && toEvent(row);
   }
 
   async clearFailure(consumer: string, eventId: number): Promise<void> {
-    this.db.prepare('DELETE FROM consumer_failures WHERE consumer = ? AND event_id = ?').run(consumer, eventId);
+    this.db.prepare('DELETE FROM consumer_failures WHERE consumer = ? AND event_id = ?').run(this.consumer(consumer), eventId);
+  }
+
+  private keyOrNull(consumer: string | undefined): string | null {
+    return consumer === undefined ? null : this.consumer(consumer);
   }
 
   async acquireLease(name: string, holder: string, ttlMs: number, now = this.clock()): Promise<boolean> {
@@ -150,8 +170,8 @@ export class SqliteEventStore implements EventStore {
     return this.db
       .prepare(
         `SELECT a.attempt, a.status, a.error, a.at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-         WHERE d.event_id = ? ORDER BY a.id`,
+         WHERE d.event_id = ? AND d.event_id IN (SELECT id FROM events WHERE ${OWN}) ORDER BY a.id`,
       )
-      .all(eventId) as Array<{ attempt: number; status: number | null; error: string | null; at: string }>;
+      .all(eventId, this.scope) as Array<{ attempt: number; status: number | null; error: string | null; at: string }>;
   }
 }

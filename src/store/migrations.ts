@@ -263,6 +263,32 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 11,
+    up(db) {
+      // Each row has an owner (src/store/owner.ts): '' is personal mode's one owner, so existing rows keep working as before.
+      // Labels and the default account are per owner and provider; the indexes keep their names.
+      db.exec(`
+        ALTER TABLE accounts ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+        DROP INDEX accounts_provider_label;
+        DROP INDEX accounts_one_default_per_provider;
+        CREATE UNIQUE INDEX accounts_provider_label ON accounts (owner, provider, lower(label));
+        CREATE UNIQUE INDEX accounts_one_default_per_provider ON accounts (owner, provider) WHERE is_default = 1;
+        CREATE TABLE account_grants (
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          grantee TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          PRIMARY KEY (account_id, grantee)
+        );
+        CREATE INDEX account_grants_grantee ON account_grants (grantee);
+        ALTER TABLE triggers ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+        CREATE INDEX triggers_owner ON triggers (owner);
+        ALTER TABLE events ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+        CREATE INDEX events_owner ON events (owner, id);
+        ALTER TABLE web_sessions ADD COLUMN owner TEXT;
+      `);
+    },
+  },
 ];
 
 export interface MigrationResult {

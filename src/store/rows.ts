@@ -8,6 +8,7 @@ import type { Account, AccountStatus, Delivery, Hook, Provider, Trigger, Trigger
 
 export interface AccountRow {
   id: string;
+  owner: string;
   provider: string;
   label: string;
   identity: string | null;
@@ -25,6 +26,7 @@ export interface AccountRow {
 
 export interface TriggerRow {
   id: string;
+  owner: string;
   kind: string;
   account_id: string;
   config_json: string;

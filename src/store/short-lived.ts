@@ -40,13 +40,14 @@ export interface WebSessionRow {
   authed: number | boolean;
   csrf_enc: string;
   flash_enc: string | null;
+  owner: string | null;
 }
 
 export function toWebSession(key: Buffer, hash: string, row: WebSessionRow): StoredWebSession | undefined {
   const csrf = unseal(key, row.csrf_enc, AAD.csrf(hash));
   if (csrf === undefined) return undefined;
   const flash = row.flash_enc === null ? undefined : unseal(key, row.flash_enc, AAD.flash(hash));
-  return { csrf, authed: row.authed === 1 || row.authed === true, ...(flash === undefined ? {} : { flash }) };
+  return { csrf, authed: row.authed === 1 || row.authed === true, ...(flash === undefined ? {} : { flash }), ...(row.owner === null ? {} : { owner: row.owner }) };
 }
 
 /** `guard` throws once `secrets rotate` has changed the key under this process: nothing is written under the old one. */
@@ -76,14 +77,14 @@ export function sqliteSignIns(db: Database.Database, key: Buffer, guard: () => v
 }
 
 export function sqliteWebSessions(db: Database.Database, key: Buffer, guard: () => void, clock: () => number = Date.now): WebSessionStore {
-  const create = db.transaction((hash: string, authed: number, csrfEnc: string, now: number, max: number, idleMs: number) => {
+  const create = db.transaction((hash: string, authed: number, owner: string | null, csrfEnc: string, now: number, max: number, idleMs: number) => {
     guard();
     db.prepare('DELETE FROM web_sessions WHERE last_seen < ?').run(now - idleMs);
     db.prepare(
       `DELETE FROM web_sessions WHERE seq IN
          (SELECT seq FROM web_sessions WHERE authed = ? ORDER BY last_seen DESC, seq DESC LIMIT -1 OFFSET ?)`,
     ).run(authed, Math.max(0, max - 1));
-    db.prepare('INSERT INTO web_sessions (id_hash, authed, csrf_enc, last_seen) VALUES (?, ?, ?, ?)').run(hash, authed, csrfEnc, now);
+    db.prepare('INSERT INTO web_sessions (id_hash, authed, owner, csrf_enc, last_seen) VALUES (?, ?, ?, ?, ?)').run(hash, authed, owner, csrfEnc, now);
   });
   const takeFlash = db.transaction((hash: string) => {
     const row = db.prepare('SELECT flash_enc FROM web_sessions WHERE id_hash = ?').get(hash) as { flash_enc: string | null } | undefined;
@@ -94,13 +95,13 @@ export function sqliteWebSessions(db: Database.Database, key: Buffer, guard: () 
   return {
     async create(id, session, o) {
       const hash = idHash(id);
-      create.immediate(hash, session.authed ? 1 : 0, encryptSecret(key, session.csrf, AAD.csrf(hash)), o.now ?? clock(), o.max, o.idleMs);
+      create.immediate(hash, session.authed ? 1 : 0, session.owner ?? null, encryptSecret(key, session.csrf, AAD.csrf(hash)), o.now ?? clock(), o.max, o.idleMs);
     },
     async touch(id, o) {
       const hash = idHash(id);
       const now = o.now ?? clock();
       const row = db
-        .prepare('UPDATE web_sessions SET last_seen = ? WHERE id_hash = ? AND last_seen >= ? RETURNING authed, csrf_enc, flash_enc')
+        .prepare('UPDATE web_sessions SET last_seen = ? WHERE id_hash = ? AND last_seen >= ? RETURNING authed, owner, csrf_enc, flash_enc')
         .get(now, hash, now - o.idleMs) as WebSessionRow | undefined;
       const session = row && toWebSession(key, hash, row);
       if (!session) db.prepare('DELETE FROM web_sessions WHERE id_hash = ?').run(hash);

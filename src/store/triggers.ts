@@ -1,36 +1,52 @@
 import type Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
+import { PERSONAL_OWNER, type Owner } from './owner.js';
+import { OWNER_ACTIVE } from './work.js';
 import { toTrigger, type TriggerRow } from './rows.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from './types.js';
 
 /** Forwarding is retried for this long after an event was committed. */
 export const FORWARD_WINDOW_MS = 24 * 60 * 60 * 1000;
 
+/** The triggers of the view's owner; every owner's when @owner is NULL. */
+const OWN = '(@owner IS NULL OR owner = @owner)';
+
+/** The accounts a view's owner may put a trigger on: their own and those shared with them. */
+const USABLE_ACCOUNT = "(@owner IS NULL OR owner = @owner OR id IN (SELECT account_id FROM account_grants WHERE grantee IN (@owner, '*')))";
+
+export const noAccount = (id: string) => new InputError(`No account ${id}; accounts_list shows the connected accounts.`, 'account');
+
 export class SqliteTriggerStore implements TriggerStore {
+  private readonly scope: { owner: string | null };
   constructor(
     private readonly db: Database.Database,
     private readonly key: Buffer,
     private readonly clock: () => number = Date.now,
     /** Throws when the store's key changed since this connection opened (secrets rotate). */
     private readonly guard: () => void = () => undefined,
-  ) {}
+    private readonly owner: Owner = undefined,
+  ) {
+    this.scope = { owner: owner ?? null };
+  }
 
   async create(input: NewTrigger): Promise<Trigger> {
     const id = input.id ?? newTriggerId();
     const secrets = input.secrets && Object.keys(input.secrets).length ? encryptSecret(this.key, JSON.stringify(input.secrets), id) : null;
     const insert = this.db.transaction((...values: unknown[]) => {
       if (secrets !== null) this.guard();
+      if (!this.db.prepare(`SELECT 1 FROM accounts WHERE id = ? AND ${USABLE_ACCOUNT}`).get(input.accountId, this.scope)) throw noAccount(input.accountId);
       this.db
         .prepare(
-          `INSERT INTO triggers (id, kind, account_id, config_json, forward_url, secret_enc, provider_refs_json, state_json, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO triggers (id, owner, kind, account_id, config_json, forward_url, secret_enc, provider_refs_json, state_json, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(...values);
     });
     try {
       insert.immediate(
         id,
+        this.owner ?? PERSONAL_OWNER,
         input.kind,
         input.accountId,
         JSON.stringify(input.config),
@@ -41,26 +57,24 @@ export class SqliteTriggerStore implements TriggerStore {
         new Date(this.clock()).toISOString(),
       );
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-        throw new InputError(`No account ${input.accountId}; accounts_list shows the connected accounts.`, 'account');
-      }
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw noAccount(input.accountId);
       throw error;
     }
     return (await this.get(id))!;
   }
 
   async get(id: string): Promise<Trigger | undefined> {
-    const row = this.db.prepare('SELECT * FROM triggers WHERE id = ?').get(id) as TriggerRow | undefined;
+    const row = this.db.prepare(`SELECT * FROM triggers WHERE id = ? AND ${OWN}`).get(id, this.scope) as TriggerRow | undefined;
     return row && toTrigger(row);
   }
 
   async list(filter: { accountId?: string; kind?: string } = {}): Promise<Trigger[]> {
     const rows = this.db
       .prepare(
-        `SELECT * FROM triggers WHERE (@accountId IS NULL OR account_id = @accountId) AND (@kind IS NULL OR kind = @kind)
+        `SELECT * FROM triggers WHERE (@accountId IS NULL OR account_id = @accountId) AND (@kind IS NULL OR kind = @kind) AND ${OWN}
          ORDER BY created_at, rowid`,
       )
-      .all({ accountId: filter.accountId ?? null, kind: filter.kind ?? null }) as TriggerRow[];
+      .all({ accountId: filter.accountId ?? null, kind: filter.kind ?? null, ...this.scope }) as TriggerRow[];
     return rows.map(toTrigger);
   }
 
@@ -75,20 +89,20 @@ export class SqliteTriggerStore implements TriggerStore {
   }
 
   async secrets(id: string): Promise<TriggerSecrets> {
-    const row = this.db.prepare('SELECT secret_enc FROM triggers WHERE id = ?').get(id) as { secret_enc: string | null } | undefined;
+    const row = this.db.prepare(`SELECT secret_enc FROM triggers WHERE id = ? AND ${OWN}`).get(id, this.scope) as { secret_enc: string | null } | undefined;
     return row?.secret_enc ? JSON.parse(decryptSecret(this.key, row.secret_enc, id)) : {};
   }
 
   async setSecrets(id: string, secrets: TriggerSecrets): Promise<void> {
     this.db.transaction(() => {
       this.guard();
-      this.db.prepare('UPDATE triggers SET secret_enc = ? WHERE id = ?').run(encryptSecret(this.key, JSON.stringify(secrets), id), id);
+      this.db.prepare(`UPDATE triggers SET secret_enc = ? WHERE id = ? AND ${OWN}`).run(encryptSecret(this.key, JSON.stringify(secrets), id), id, this.scope);
     }).immediate();
   }
 
   async update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void> {
-    if (patch.state) this.db.prepare('UPDATE triggers SET state_json = ? WHERE id = ?').run(JSON.stringify(patch.state), id);
-    if (patch.providerRefs) this.db.prepare('UPDATE triggers SET provider_refs_json = ? WHERE id = ?').run(JSON.stringify(patch.providerRefs), id);
+    if (patch.state) this.db.prepare(`UPDATE triggers SET state_json = ? WHERE id = ? AND ${OWN}`).run(JSON.stringify(patch.state), id, this.scope);
+    if (patch.providerRefs) this.db.prepare(`UPDATE triggers SET provider_refs_json = ? WHERE id = ? AND ${OWN}`).run(JSON.stringify(patch.providerRefs), id, this.scope);
   }
 
   async commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]> {
@@ -115,18 +129,20 @@ export class SqliteTriggerStore implements TriggerStore {
   /** One trigger's events and state, inside the caller's transaction. */
   private append(triggerId: string, input: CommitInput, now: number): TriggerEvent[] {
     const receivedAt = new Date(now).toISOString();
-    const trigger = this.db.prepare('SELECT kind, forward_url FROM triggers WHERE id = ?').get(triggerId) as { kind: string; forward_url: string | null } | undefined;
+    const trigger = this.db.prepare(`SELECT kind, forward_url, owner FROM triggers WHERE id = ? AND ${OWN} AND ${OWNER_ACTIVE}`).get(triggerId, this.scope) as
+      | { kind: string; forward_url: string | null; owner: string }
+      | undefined;
     if (!trigger) return [];
     const insertEvent = this.db.prepare(
-      `INSERT OR IGNORE INTO events (trigger_id, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO events (trigger_id, owner, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertDelivery = this.db.prepare(
       `INSERT OR IGNORE INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at) VALUES (?, ?, ?, ?, ?)`,
     );
     const added: TriggerEvent[] = [];
     for (const e of input.events) {
-      const result = insertEvent.run(triggerId, trigger.kind, e.dedupeKey, e.occurredAt, receivedAt, e.summary, JSON.stringify(e.payload));
+      const result = insertEvent.run(triggerId, trigger.owner, trigger.kind, e.dedupeKey, e.occurredAt, receivedAt, e.summary, JSON.stringify(e.payload));
       if (result.changes === 0) continue;
       const id = Number(result.lastInsertRowid);
       added.push({ id, triggerId, kind: trigger.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });

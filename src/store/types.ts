@@ -66,6 +66,16 @@ export interface AccountStore {
   updateSecret(id: string, secret: AccountSecret): Promise<void>;
   setStatus(id: string, status: AccountStatus): Promise<void>;
   touch(id: string): Promise<void>;
+  /** Lets `grantee` (a person's id, or EVERYONE) use one of the owner's accounts, never change it or see its secret. */
+  share(ref: string, grantee: string): Promise<Account>;
+  unshare(ref: string, grantee: string): Promise<{ account: Account; removed: boolean }>;
+  /** Who the owner's accounts are shared with. */
+  grants(): Promise<AccountGrant[]>;
+}
+
+export interface AccountGrant {
+  accountId: string;
+  grantee: string;
 }
 
 /** A webhook Switchboard created at a provider, shared by the triggers on one target (a repository or an organization). */
@@ -107,6 +117,11 @@ export interface Store {
   continuations: ContinuationStore;
   /** Team mode: who may sign in, and the state of the built-in authorization server. */
   team: TeamStore;
+  /**
+   * The same store seen as one owner sees it: accounts, triggers, events, consumers and sales lookups are that owner's
+   * (and accounts shared with them), in every query. The store as opened is every owner's: the server's own work.
+   */
+  ownedBy(owner: string): Store;
   close(): Promise<void>;
 }
 
@@ -147,6 +162,8 @@ export interface PendingSignIn {
   /** Whether the person chose the groups (else they are the provider's defaults). */
   explicitGroups: boolean;
   label?: string;
+  /** Whose account the sign-in adds (absent in sign-ins started before owners existed: the personal owner's). */
+  owner?: string;
 }
 
 export interface SignInStore {
@@ -160,6 +177,8 @@ export interface SignInStore {
 export interface StoredWebSession {
   csrf: string;
   authed: boolean;
+  /** Team mode: the person signed in to the page, whose accounts, triggers and events it shows. */
+  owner?: string;
   /** What the session's next page view shows once (opaque text, e.g. JSON); absent when nothing waits. */
   flash?: string;
 }
@@ -169,7 +188,7 @@ export interface WebSessionStore {
    * Stores a new session under `id` (the cookie's value); at `max` sessions of its kind (logged in or not) the least
    * recently seen make room, so a flood of one kind never pushes out the other. Removes sessions idle past `idleMs`.
    */
-  create(id: string, session: { csrf: string; authed: boolean }, options: { max: number; idleMs: number; now?: number }): Promise<void>;
+  create(id: string, session: { csrf: string; authed: boolean; owner?: string }, options: { max: number; idleMs: number; now?: number }): Promise<void>;
   /** The session, seen now; undefined when unknown, or idle for longer than `idleMs` (it is then removed). */
   touch(id: string, options: { idleMs: number; now?: number }): Promise<StoredWebSession | undefined>;
   /** Replaces what the session's next page view shows; null clears it. */

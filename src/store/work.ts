@@ -3,6 +3,9 @@ import { toDelivery, toTrigger, type DeliveryRow, type TriggerRow } from './rows
 import type { Delivery, Trigger, WorkStore } from './types.js';
 
 /** Claims in one SQLite file: each claim is one immediate transaction, so two processes never take the same work. */
+/** A trigger whose owner is a disabled person is stopped: not polled, its events not forwarded, none committed. */
+export const OWNER_ACTIVE = 'NOT EXISTS (SELECT 1 FROM team_users u WHERE u.id = triggers.owner AND u.disabled = 1)';
+
 export class SqliteWorkStore implements WorkStore {
   constructor(
     private readonly db: Database.Database,
@@ -18,6 +21,7 @@ export class SqliteWorkStore implements WorkStore {
          WHERE id IN (
            SELECT id FROM triggers
            WHERE kind IN (SELECT value FROM json_each(@kinds)) AND COALESCE(next_poll_at, 0) <= @now AND COALESCE(claimed_until, 0) < @now
+             AND ${OWNER_ACTIVE}
            ORDER BY COALESCE(next_poll_at, 0), rowid LIMIT @limit)
          RETURNING *`,
       )
@@ -46,6 +50,7 @@ export class SqliteWorkStore implements WorkStore {
           `UPDATE deliveries SET claimed_by = @holder, claimed_until = @until
            WHERE id IN (
              SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= @now AND COALESCE(claimed_until, 0) < @now
+               AND trigger_id NOT IN (SELECT t.id FROM triggers t JOIN team_users u ON u.id = t.owner WHERE u.disabled = 1)
              ORDER BY next_attempt_at, id LIMIT @limit)
            RETURNING id`,
         )

@@ -5,6 +5,7 @@ import type Provider from 'oidc-provider';
 import type { Dispatcher } from 'undici';
 import { OAuthServer } from '../accounts/oauth.js';
 import type { OAuthProvider, OAuthSettings } from '../config.js';
+import { PAGE_SIGN_IN_PATH, PAGE_TICKET_KIND, PAGE_TICKET_MS, PAGE_TICKET_PATH } from '../contracts/team.js';
 import type { Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../redact.js';
@@ -44,13 +45,15 @@ export interface SignInOptions {
 }
 
 interface Pending {
-  uid: string;
+  /** The authorization server's interaction the sign-in finishes; absent for a sign-in to the Integrations page. */
+  uid?: string;
   provider: SignInProvider;
   verifier: string;
   nonceHash: string;
 }
 
 const PENDING_KIND = 'UpstreamSignIn';
+
 const PENDING_MS = 10 * 60_000;
 const COOKIE = 'sb_team_sign_in';
 const TITLES: Record<SignInProvider, string> = { github: 'GitHub', outlook: 'Microsoft' };
@@ -83,13 +86,22 @@ export function signInRoutes(o: SignInOptions): Route[] {
         }),
       );
     }
+    await goUpstream(res, chosen, details.uid);
+  }
+
+  /** The page's sign-in: the same upstream sign-in and rules, ending in a session of the page instead of a grant. */
+  async function pageSignIn(_req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    await goUpstream(res, url.pathname.slice(PAGE_SIGN_IN_PATH.length), undefined);
+  }
+
+  async function goUpstream(res: ServerResponse, chosen: string, uid: string | undefined): Promise<void> {
     const p = o.providers.find((name) => name === chosen);
     if (!p) return sendPage(res, errorPage('Unknown sign-in', `Sign in with ${o.providers.map((n) => TITLES[n]).join(' or ')}.`, 404));
     const server = new OAuthServer(p, o.oauth[p], o.redactor);
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const nonce = randomBytes(32).toString('base64url');
-    const pending: Pending = { uid: details.uid, provider: p, verifier, nonceHash: digest(nonce).toString('base64url') };
+    const pending: Pending = { uid, provider: p, verifier, nonceHash: digest(nonce).toString('base64url') };
     await o.store.team.records.put(PENDING_KIND, state, JSON.stringify(pending), { expiresInMs: PENDING_MS });
     const scopes = p === 'github' ? ['read:user', 'user:email', ...(needsOrgs([...o.allow, ...o.admins]) ? ['read:org'] : [])] : ['User.Read'];
     const location = server.authorizationUrl({ redirectUri: redirectUri(p), scopes, state, codeChallenge: await oauth.calculatePKCECodeChallenge(verifier) });
@@ -113,9 +125,15 @@ export function signInRoutes(o: SignInOptions): Route[] {
     if (!nonce || !timingSafeEqual(digest(nonce), Buffer.from(pending.nonceHash, 'base64url'))) {
       return fail('Sign-in from another browser', 'This sign-in was started in another browser. Start again from the application in this one.', 403);
     }
-    const found = await o.provider.Interaction.find(pending.uid);
-    if (!found) return fail('Sign-in expired', 'This sign-in took too long. Start again from the application.', 404);
+    const found = pending.uid === undefined ? undefined : await o.provider.Interaction.find(pending.uid);
+    if (pending.uid !== undefined && !found) return fail('Sign-in expired', 'This sign-in took too long. Start again from the application.', 404);
     const finish = async (result: Record<string, unknown>) => {
+      if (!found) {
+        if (result.error) return fail('Not signed in', String(result.error_description), 403);
+        const ticket = randomBytes(32).toString('base64url');
+        await o.store.team.records.put(PAGE_TICKET_KIND, ticket, String((result.login as { accountId: string }).accountId), { expiresInMs: PAGE_TICKET_MS });
+        return void res.writeHead(303, { location: `${PAGE_TICKET_PATH}?ticket=${ticket}`, 'cache-control': 'no-store', ...clearCookie }).end();
+      }
       found.result = result;
       await found.save(Math.max(1, (found.exp ?? 0) - Math.floor(Date.now() / 1000)));
       res.writeHead(303, { location: found.returnTo, 'cache-control': 'no-store', ...clearCookie }).end();
@@ -135,6 +153,7 @@ export function signInRoutes(o: SignInOptions): Route[] {
     const user = await o.store.team.users.signIn({ provider: p, subject: who.subject, login: who.login, email: who.emails[0] ?? null, role });
     if (user.disabled) return finish({ error: 'access_denied', error_description: `${user.login}'s access to this Switchboard is disabled; ask an admin.` });
     o.logger.info('team sign-in', { provider: p, user: user.id, role: user.role });
+    if (!found) return finish({ login: { accountId: user.id } });
     return finish({ login: { accountId: user.id }, consent: { grantId: await grantFor(user.id, found.params as Record<string, unknown>) } });
   }
 
@@ -158,6 +177,7 @@ export function signInRoutes(o: SignInOptions): Route[] {
   };
   return [
     { method: 'GET', path: AUTH_PATHS.interaction, public: true, handle: safely(interaction) },
+    { method: 'GET', path: PAGE_SIGN_IN_PATH, public: true, handle: safely(pageSignIn) },
     ...o.providers.map((p): Route => ({ method: 'GET', path: callbackPath(p), public: true, handle: safely((req, res, url) => callback(p, req, res, url)) })),
   ];
 }

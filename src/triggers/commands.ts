@@ -1,8 +1,8 @@
 import { Agent } from 'undici';
+import { openCliStore } from '../cli-store.js';
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
-import { openStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
 import type { CallContext, ToolDeps } from '../tool.js';
 import { EventLog } from './event-log.js';
@@ -12,7 +12,7 @@ import { triggersCreate, triggersDelete, triggersList } from './tools.js';
 /** Runs a trigger tool from the CLI, so the CLI and MCP share one implementation. */
 export async function runTriggerTool(config: Config, tool: 'create' | 'list' | 'delete', args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const redactor = new Redactor();
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey, redactor });
+  const store = await openCliStore(config, redactor);
   const dispatcher = new Agent({ connect: { timeout: 10_000 } });
   const log = new EventLog(store.events);
   try {
@@ -43,7 +43,7 @@ export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
  * Returns until when the replaced one is accepted, if one was replaced.
  */
 export async function setWebhookSecret(config: Config, triggerId: string, secret: string): Promise<string | undefined> {
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
+  const store = await openCliStore(config);
   try {
     return await replaceWebhookSecret(store, triggerId, secret);
   } finally {

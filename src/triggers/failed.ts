@@ -1,6 +1,6 @@
+import { openCliStore } from '../cli-store.js';
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
-import { openStore } from '../store/index.js';
 import type { ConsumerFailure } from '../store/types.js';
 import { eventJson } from './forward.js';
 import { checkConsumerName, CLI_CONSUMER_PREFIX } from './tail.js';
@@ -42,7 +42,7 @@ export async function eventsRetry(config: Config, options: { eventId?: string; a
     eventId = Number(m[1]);
   }
   const key = options.consumer === undefined ? undefined : CLI_CONSUMER_PREFIX + checkConsumerName(options.consumer);
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
+  const store = await openCliStore(config);
   try {
     const asked = await store.events.requestRetry({ consumer: key, eventId });
     const scope = options.consumer ? ` for consumer ${options.consumer}` : '';
@@ -65,7 +65,7 @@ export async function eventsRetry(config: Config, options: { eventId?: string; a
 
 async function readFailures(config: Config, consumer: string | undefined): Promise<ConsumerFailure[]> {
   const key = consumer === undefined ? undefined : CLI_CONSUMER_PREFIX + checkConsumerName(consumer);
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
+  const store = await openCliStore(config);
   try {
     return (await store.events.failures({ consumer: key })).filter((f) => f.consumer.startsWith(CLI_CONSUMER_PREFIX));
   } finally {

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { openCliStore } from '../cli-store.js';
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
-import { openStore } from '../store/index.js';
 import type { Store, TriggerEvent } from '../store/types.js';
 import { EventLog } from './event-log.js';
 import { eventJson } from './forward.js';
@@ -72,7 +72,7 @@ export function retryDelayMs(failedRuns: number, backoff: Backoff = DEFAULT_BACK
 export async function tailEvents(config: Config, options: TailOptions): Promise<void> {
   const maxAttempts = checkMaxAttempts(options.maxAttempts, options.exec);
   const consumer = options.exec ? consumerName(options.exec, options.triggerId, options.consumer) : undefined;
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
+  const store = await openCliStore(config);
   const log = new EventLog(store.events);
   try {
     if (options.triggerId && !(await store.triggers.get(options.triggerId))) {

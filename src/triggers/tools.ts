@@ -225,8 +225,13 @@ export const eventsNext = defineTool({
     if (batch.length === 0 && input.wait_seconds) {
       // A server shutting down answers a long poll with what it has.
       const stopping = ctx.deps.drain?.stopping;
-      await log.waitFor(cursor, input.triggers, input.wait_seconds * 1000, stopping ? AbortSignal.any([ctx.signal, stopping]) : ctx.signal);
-      batch = await events.after(cursor, { triggerIds: input.triggers, limit: limit + 1 });
+      const signal = stopping ? AbortSignal.any([ctx.signal, stopping]) : ctx.signal;
+      const deadline = Date.now() + input.wait_seconds * 1000;
+      // The log wakes every waiter for every commit; another owner's events are not in this store's view, so wait on.
+      while (batch.length === 0 && Date.now() < deadline && !signal.aborted) {
+        await log.waitFor(cursor, input.triggers, deadline - Date.now(), signal);
+        batch = await events.after(cursor, { triggerIds: input.triggers, limit: limit + 1 });
+      }
     }
     const more = batch.length > limit;
     const page = batch.slice(0, limit);

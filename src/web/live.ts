@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../http/incoming.js';
+import { ownEvents, PERSONAL_OWNER } from '../store/index.js';
 import type { TriggerEvent } from '../store/types.js';
 import type { WebDeps } from './actions.js';
 import { eventJsonForPage } from './events-view.js';
@@ -14,14 +15,15 @@ const HEARTBEAT_MS = 25_000;
  * GET /events/stream: Server-Sent Events with each new event of the log (summary fields, no payload), for the
  * page's list. Same access as the page; `after` (or the browser's Last-Event-ID on reconnect) says where to continue.
  */
-export function eventStreamRoute(w: WebDeps, mayView: (req: IncomingMessage) => Promise<boolean>): Route {
+export function eventStreamRoute(viewer: (req: IncomingMessage) => Promise<WebDeps | undefined>): Route {
   const open = new Set<ServerResponse>();
   return {
     method: 'GET',
     path: '/events/stream',
     public: true,
     async handle(req, res, url) {
-      if (!(await mayView(req))) return sendText(res, 401, 'Sign in on the Integrations page first.');
+      const w = await viewer(req);
+      if (!w) return sendText(res, 401, 'Sign in on the Integrations page first.');
       const log = w.deps.triggers?.log;
       if (!log) return sendText(res, 503, 'Live events are not available in this process.');
       if (open.size >= MAX_STREAMS) return sendText(res, 503, `Too many open event streams (${MAX_STREAMS}); close other tabs of this page.`);
@@ -47,7 +49,7 @@ export function eventStreamRoute(w: WebDeps, mayView: (req: IncomingMessage) => 
       // Subscribed before the replay is read, so nothing committed in between is missed; the cursor drops repeats.
       let replayed = false;
       const waiting: TriggerEvent[] = [];
-      const unsubscribe = log.subscribe((events) => (replayed ? send(events) : waiting.push(...events)));
+      const unsubscribe = log.subscribe(ownEvents(w.deps.store, w.deps.owner ?? PERSONAL_OWNER, (events) => (replayed ? send(events) : waiting.push(...events))));
       const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
       open.add(res);
       res.on('close', () => {

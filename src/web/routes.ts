@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../http/incoming.js';
+import { PERSONAL_OWNER } from '../store/index.js';
 import { PROVIDERS } from '../store/types.js';
+import { PAGE_SIGN_IN_PATH, PAGE_TICKET_KIND, PAGE_TICKET_PATH } from '../contracts/team.js';
 import { triggersList } from '../triggers/tools.js';
 import { confirmRemovePage } from './accounts-view.js';
 import { addCredential, createTrigger, makeDefault, removeAccount, removeTrigger, renameAccount, sendTest, type Outcome, type WebDeps } from './actions.js';
 import type { EventRow } from './events-view.js';
 import { keptValues } from './forms.js';
-import { loginPage, messagePage } from './layout.js';
+import { loginPage, messagePage, teamLoginPage } from './layout.js';
 import { eventStreamRoute } from './live.js';
 import { integrationsPage, type McpEndpoint } from './page.js';
 import { field, newNonce, readForm, redirect, requestOrigin, sameOrigin, sendHtml, sendText, type Form } from './respond.js';
@@ -26,11 +28,24 @@ export function webRoutes(w: WebDeps): Route[] {
   const sessions = new Sessions(w.deps.store.webSessions, { token: w.config.http.token, secure: w.config.http.publicUrl?.startsWith('https:') });
   const signIn = serverSignIn(w);
   const web: WebDeps = { ...w, signIn };
+  // Team mode: a session is a signed-in person's, and shows only what is theirs; the HTTP token signs nobody in.
+  const team = w.config.team !== undefined;
+  const signedIn = (session: WebSession | undefined) => (team ? session?.owner !== undefined : !!session?.authed);
+  /** What a session's requests run with: the store as its owner sees it. */
+  const own = (session: WebSession): WebDeps => {
+    const owner = session.owner ?? PERSONAL_OWNER;
+    return { ...web, deps: { ...w.deps, store: w.deps.store.ownedBy(owner), owner } };
+  };
 
   /** The session of a page view, made when missing; undefined when the login form was sent instead. */
   const viewSession = async (req: IncomingMessage, res: ServerResponse): Promise<{ session: WebSession; cookie?: string } | undefined> => {
     let session = await sessions.get(req);
-    if (session?.authed) return { session };
+    if (signedIn(session)) return { session: session! };
+    if (team) {
+      const nonce = newNonce();
+      sendHtml(res, 401, nonce, teamLoginPage(nonce, teamProviders(w)));
+      return undefined;
+    }
     if (!sessions.tokenRequired || sessions.bearerOk(req)) {
       session = await sessions.create(true);
       return { session, cookie: sessions.setCookie(req, session) };
@@ -49,7 +64,7 @@ export function webRoutes(w: WebDeps): Route[] {
     if (!form || !sessions.csrfOk(session, form.get('csrf')?.[0])) {
       return void sendText(res, 403, 'Forbidden: the form has no valid CSRF token (the page may be stale). Reload the page and try again.');
     }
-    if (needsLogin && sessions.tokenRequired && !session!.authed) return void sendText(res, 403, 'Forbidden: sign in first.');
+    if (needsLogin && (team || sessions.tokenRequired) && !signedIn(session)) return void sendText(res, 403, 'Forbidden: sign in first.');
     return { session: session!, form };
   };
 
@@ -64,7 +79,7 @@ export function webRoutes(w: WebDeps): Route[] {
     async handle(req, res) {
       const posted = await postSession(req, res);
       if (!posted) return;
-      const outcome = await run(web, posted.form);
+      const outcome = await run(own(posted.session), posted.form);
       const { session, form } = posted;
       if ('ok' in outcome) {
         await sessions.show(session, { notice: { kind: 'ok', text: outcome.ok, section } });
@@ -81,7 +96,12 @@ export function webRoutes(w: WebDeps): Route[] {
   });
 
   /** Who may see the page and its event stream: anyone on loopback without a token, else a logged-in session or the bearer token. */
-  const mayView = async (req: IncomingMessage) => !sessions.tokenRequired || sessions.bearerOk(req) || !!(await sessions.get(req))?.authed;
+  const viewer = async (req: IncomingMessage): Promise<WebDeps | undefined> => {
+    const session = await sessions.get(req);
+    if (signedIn(session)) return own(session!);
+    if (!team && (!sessions.tokenRequired || sessions.bearerOk(req))) return web;
+    return undefined;
+  };
 
   return [
     {
@@ -92,11 +112,12 @@ export function webRoutes(w: WebDeps): Route[] {
         const view = await viewSession(req, res);
         if (!view) return;
         const { session } = view;
+        const mine = own(session);
         let { notice, problem } = await sessions.takeFlash(session);
         const nonce = newNonce();
         const api = await signIn();
-        const lastEventId = await w.deps.store.events.lastId();
-        const accounts = await w.deps.store.accounts.list();
+        const lastEventId = await mine.deps.store.events.lastId();
+        const accounts = await mine.deps.store.accounts.list();
         // A failed form that is no longer on the page (its account was removed meanwhile) reports at the top instead.
         const forms = new Set(['trigger-form', ...PROVIDERS.map((p) => `add-${p}`), ...accounts.map((a) => `rename-${a.id}`)]);
         if (problem && !forms.has(problem.form)) {
@@ -110,14 +131,14 @@ export function webRoutes(w: WebDeps): Route[] {
           notice,
           problem,
           accounts,
-          triggers: await listTriggers(web),
-          events: await recentEvents(web, lastEventId, 20),
+          triggers: await listTriggers(mine),
+          events: await recentEvents(mine, lastEventId, 20),
           lastEventId,
           kinds: kindChoices(w.deps.triggers?.kinds ?? new Map()),
           endpoint: mcpEndpoint(w, req),
           sandbox: w.config.sandbox,
           signInUnavailable: api ? undefined : SIGN_IN_UNAVAILABLE,
-          canLogOut: sessions.tokenRequired,
+          canLogOut: team || sessions.tokenRequired,
         });
         sendHtml(res, 200, nonce, body, view.cookie ? { 'set-cookie': view.cookie } : {});
       },
@@ -129,7 +150,7 @@ export function webRoutes(w: WebDeps): Route[] {
       async handle(req, res) {
         const posted = await postSession(req, res, false);
         if (!posted) return;
-        if (!sessions.tokenRequired) return redirect(res, '/');
+        if (team || !sessions.tokenRequired) return redirect(res, '/');
         if (!sessions.tokenOk(field(posted.form, 'token'))) {
           const nonce = newNonce();
           return sendHtml(res, 401, nonce, loginPage(nonce, posted.session.csrf, true));
@@ -158,7 +179,23 @@ export function webRoutes(w: WebDeps): Route[] {
     action('/triggers/create', createTrigger, 'triggers', () => 'trigger-form'),
     action('/triggers/remove', removeTrigger, 'triggers'),
     action('/triggers/test', sendTest, 'triggers'),
-    eventStreamRoute(web, mayView),
+    eventStreamRoute(viewer),
+    {
+      method: 'GET',
+      path: PAGE_TICKET_PATH,
+      public: true,
+      // The team sign-in's redirect: its one-time ticket names the person; the session is new, so one planted before is worth nothing.
+      async handle(req, res, url) {
+        if (!team) return sendText(res, 404, 'Not found.');
+        const owner = await w.deps.store.team.records.take(PAGE_TICKET_KIND, url.searchParams.get('ticket') ?? '');
+        const person = owner === undefined ? undefined : await w.deps.store.team.users.get(owner);
+        if (!person || person.disabled) return sendText(res, 403, 'This sign-in is unknown, used, expired or no longer allowed: sign in again from the page.');
+        const old = await sessions.get(req);
+        if (old) await sessions.destroy(old);
+        const session = await sessions.create(true, person.id);
+        redirect(res, '/', { 'set-cookie': sessions.setCookie(req, session) });
+      },
+    },
     {
       method: 'GET',
       path: '/accounts/remove',
@@ -168,9 +205,10 @@ export function webRoutes(w: WebDeps): Route[] {
         if (!view) return;
         const nonce = newNonce();
         const headers: Record<string, string> = view.cookie ? { 'set-cookie': view.cookie } : {};
-        const account = await w.deps.store.accounts.find(url.searchParams.get('id') ?? '');
+        const { store } = own(view.session).deps;
+        const account = await store.accounts.find(url.searchParams.get('id') ?? '');
         if (!account) return sendHtml(res, 404, nonce, messagePage(nonce, 'Remove account', 'That account does not exist (any more).'), headers);
-        const triggers = await w.deps.store.triggers.list({ accountId: account.id });
+        const triggers = await store.triggers.list({ accountId: account.id });
         sendHtml(res, 200, nonce, confirmRemovePage(nonce, view.session.csrf, account, triggers.length), headers);
       },
     },
@@ -183,7 +221,7 @@ export function webRoutes(w: WebDeps): Route[] {
         if (!posted) return;
         const provider = oauthProvider(url.pathname.slice('/signin/'.length));
         if (!provider) return sendText(res, 404, 'No sign-in for that provider: outlook, github and vercel sign in; sales takes an API key.');
-        await beginInPopup(web, req, res, provider, posted.form);
+        await beginInPopup(own(posted.session), req, res, provider, posted.form);
       },
     },
     // Reached by the provider's redirect, which carries no SameSite=Strict cookie: the one-time state authenticates it.
@@ -212,4 +250,12 @@ async function recentEvents(w: WebDeps, last: number, count: number): Promise<Ev
 function mcpEndpoint(w: WebDeps, req: IncomingMessage): McpEndpoint {
   if (w.config.transport === 'http') return { transport: 'http', url: `${requestOrigin(req, w.config.http.publicUrl)}/mcp` };
   return { transport: 'stdio', command: `switchboard serve${w.config.sandbox ? ' --sandbox' : ''}` };
+}
+
+/** The identity providers a person may sign in to the page with, as team mode offers them. */
+function teamProviders(w: WebDeps): Array<{ path: string; title: string }> {
+  const offered: Array<{ path: string; title: string }> = [];
+  if (w.config.oauth.github.clientId && w.config.oauth.github.clientSecret) offered.push({ path: `${PAGE_SIGN_IN_PATH}github`, title: 'GitHub' });
+  if (w.config.oauth.outlook.clientId) offered.push({ path: `${PAGE_SIGN_IN_PATH}outlook`, title: 'Microsoft' });
+  return offered;
 }

@@ -15,6 +15,8 @@ export interface WebSession {
   id: string;
   csrf: string;
   authed: boolean;
+  /** Team mode: the person signed in, whose accounts, triggers and events the page shows. */
+  owner?: string;
   flash: Flash;
 }
 
@@ -76,12 +78,12 @@ export class Sessions {
     if (!id) return undefined;
     const stored = await this.store.touch(this.storeId(id), { idleMs: this.idleMs });
     if (!stored) return undefined;
-    return { id, csrf: stored.csrf, authed: stored.authed, flash: stored.flash ? (JSON.parse(stored.flash) as Flash) : {} };
+    return { id, csrf: stored.csrf, authed: stored.authed, owner: stored.owner, flash: stored.flash ? (JSON.parse(stored.flash) as Flash) : {} };
   }
 
-  async create(authed: boolean): Promise<WebSession> {
-    const session: WebSession = { id: randomId(), csrf: randomId(), authed, flash: {} };
-    await this.store.create(this.storeId(session.id), { csrf: session.csrf, authed }, { max: this.max, idleMs: this.idleMs });
+  async create(authed: boolean, owner?: string): Promise<WebSession> {
+    const session: WebSession = { id: randomId(), csrf: randomId(), authed, owner, flash: {} };
+    await this.store.create(this.storeId(session.id), { csrf: session.csrf, authed, owner }, { max: this.max, idleMs: this.idleMs });
     return session;
   }
 

@@ -40,7 +40,7 @@ export async function beginInPopup(w: WebDeps, req: IncomingMessage, res: Server
   let url: URL;
   try {
     const groups = provider === 'outlook' ? form.get('groups')?.filter(Boolean) : undefined;
-    const begun = await api.beginSignIn(provider, { redirectUri: callbackUri(req, w, provider), groups, label: field(form, 'label') || undefined });
+    const begun = await api.beginSignIn(provider, { redirectUri: callbackUri(req, w, provider), groups, label: field(form, 'label') || undefined, owner: w.deps.owner });
     url = new URL(begun.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`the sign-in address is not http(s): ${url.protocol}`);
   } catch (error) {

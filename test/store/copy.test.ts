@@ -38,6 +38,7 @@ async function seedSqlite(location: StoreLocation) {
   const mail = await store.triggers.create({ kind: 'outlook.new_email', accountId: outlook.id, config: { folder: 'inbox' }, state: { deltaLink: 'https://graph/delta?token=1' } });
   const { hook, secret: hookSecret } = await store.hooks.create({ provider: 'github', accountId: github.id, target: 'repo:octo/hello', events: ['issues'] });
   await store.hooks.update(hook.id, { remoteId: '4711' });
+  await store.accounts.share(github.id, '*');
   await store.triggers.update(forwarded.id, { providerRefs: { hookId: hook.id } });
   await store.triggers.commit(forwarded.id, { events: [ev('i1'), ev('i2'), ev('i3')] });
   await store.triggers.commit(mail.id, { events: [ev('m1'), ev('m2')], state: { deltaLink: 'https://graph/delta?token=2' }, error: 'throttled once' });
@@ -118,6 +119,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     expect(result.counts).toEqual({
       meta: 1,
       accounts: 2,
+      account_grants: 1,
       triggers: 2,
       hooks: 1,
       events: 3,

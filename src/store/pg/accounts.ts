@@ -15,37 +15,43 @@ import {
   unknownId,
 } from '../account-rules.js';
 import { decryptSecret, encryptSecret } from '../crypto.js';
+import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import { toAccount, type AccountRow } from '../rows.js';
-import type { Account, AccountSecret, AccountStatus, AccountStore, NewAccount, Provider } from '../types.js';
+import type { Account, AccountGrant, AccountSecret, AccountStatus, AccountStore, NewAccount, Provider } from '../types.js';
 import type { Queryable, Sql, Tx } from './connection.js';
 
 export class PgAccountStore implements AccountStore {
-  private readonly touched = new Map<string, number>();
+  private readonly o: Scope;
   constructor(
     private readonly sql: Sql,
     private readonly key: Buffer,
     private readonly redactor: Redactor | undefined,
     /** Throws when the store's key changed since this process opened it (secrets rotate); run in every transaction that writes a secret. */
     private readonly guard: (tx: Tx) => Promise<void>,
-  ) {}
+    owner: Owner = undefined,
+    /** When each account was last marked used, shared by every owner's view. */
+    private readonly touched = new Map<string, number>(),
+  ) {
+    this.o = owner ?? null;
+  }
 
   async list(filter: { provider?: Provider; group?: string } = {}): Promise<Account[]> {
     const rows = await this.sql<AccountRow[]>`
       SELECT * FROM accounts
-      WHERE (${filter.provider ?? null}::text IS NULL OR provider = ${filter.provider ?? null})
+      WHERE ${visible(this.sql, this.o)} AND (${filter.provider ?? null}::text IS NULL OR provider = ${filter.provider ?? null})
         AND (${filter.group ?? null}::text IS NULL OR groups_json::jsonb ? ${filter.group ?? null})
       ORDER BY provider, created_at, seq`;
     return rows.map(toAccount);
   }
 
   async find(ref: string, provider?: Provider): Promise<Account | undefined> {
-    const row = await findRow(this.sql, ref, provider);
+    const row = await findRow(this.sql, this.o, ref, provider);
     return row && toAccount(row);
   }
 
   async resolve(provider: Provider, ref?: string): Promise<{ account: Account; secret: AccountSecret }> {
-    const row = ref === undefined ? await defaultRow(this.sql, provider) : await findRow(this.sql, ref, provider);
-    if (!row) throw missingAccount(provider, ref, (await ofProvider(this.sql, provider)).map(toAccount));
+    const row = ref === undefined ? await defaultRow(this.sql, this.o, provider) : await findRow(this.sql, this.o, ref, provider);
+    if (!row) throw missingAccount(provider, ref, (await ofProvider(this.sql, this.o, provider, visible)).map(toAccount));
     const account = toAccount(row);
     if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account), { provider: account.provider, label: account.label });
     let plaintext: string;
@@ -65,14 +71,14 @@ export class PgAccountStore implements AccountStore {
     const id = newAccountId();
     const row = await this.write(async (tx) => {
       await this.guard(tx);
-      const taken = new Set((await ofProvider(tx, input.provider)).map((r) => r.label.toLowerCase()));
+      const taken = new Set((await ofProvider(tx, this.o, input.provider, own)).map((r) => r.label.toLowerCase()));
       const isTaken = (label: string) => taken.has(label.toLowerCase());
       if (explicitLabel !== undefined && isTaken(explicitLabel)) throw labelCollision(input.provider, explicitLabel, freeLabel(explicitLabel, isTaken));
       const label = explicitLabel ?? freeLabel(defaultLabelBase(input), isTaken);
-      const isDefault = (await defaultRow(tx, input.provider, false)) === undefined;
+      const isDefault = (await defaultRow(tx, this.o, input.provider, false)) === undefined;
       const [inserted] = await tx<AccountRow[]>`
-        INSERT INTO accounts (id, provider, label, identity, is_default, groups_json, scopes_json, meta_json, base_url, secret_enc, created_at)
-        VALUES (${id}, ${input.provider}, ${label}, ${input.identity ?? null}, ${isDefault}, ${JSON.stringify(input.groups ?? [])}::text::json,
+        INSERT INTO accounts (id, owner, provider, label, identity, is_default, groups_json, scopes_json, meta_json, base_url, secret_enc, created_at)
+        VALUES (${id}, ${this.o ?? PERSONAL_OWNER}, ${input.provider}, ${label}, ${input.identity ?? null}, ${isDefault}, ${JSON.stringify(input.groups ?? [])}::text::json,
           ${JSON.stringify(input.scopes ?? [])}::text::json, ${JSON.stringify(input.meta ?? {})}::text::json, ${baseUrl},
           ${encryptSecret(this.key, JSON.stringify(input.secret), id)}, ${new Date().toISOString()})
         RETURNING *`;
@@ -83,11 +89,11 @@ export class PgAccountStore implements AccountStore {
 
   async remove(ref: string, provider?: Provider): Promise<Account> {
     const row = await this.write(async (tx) => {
-      const found = await requireRow(tx, ref, provider);
+      const found = await requireRow(tx, this.o, ref, provider);
       await tx`DELETE FROM accounts WHERE id = ${found.id}`;
       if (found.is_default) {
         await tx`UPDATE accounts SET is_default = true
-          WHERE id = (SELECT id FROM accounts WHERE provider = ${found.provider} ORDER BY created_at, seq LIMIT 1)`;
+          WHERE id = (SELECT id FROM accounts WHERE provider = ${found.provider} AND owner = ${found.owner} ORDER BY created_at, seq LIMIT 1)`;
       }
       return found;
     });
@@ -97,10 +103,10 @@ export class PgAccountStore implements AccountStore {
   async rename(ref: string, label: string): Promise<Account> {
     const newLabel = checkLabel(label);
     const row = await this.write(async (tx) => {
-      const found = await requireRow(tx, ref);
-      const holder = await labelHolder(tx, found.provider, newLabel);
+      const found = await requireRow(tx, this.o, ref);
+      const holder = await labelHolder(tx, this.o, found.provider, newLabel, own);
       if (holder && holder.id !== found.id) {
-        const taken = new Set((await ofProvider(tx, found.provider)).map((r) => r.label.toLowerCase()));
+        const taken = new Set((await ofProvider(tx, this.o, found.provider, own)).map((r) => r.label.toLowerCase()));
         throw labelCollision(found.provider, newLabel, freeLabel(newLabel, (l) => taken.has(l.toLowerCase())));
       }
       const [renamed] = await tx<AccountRow[]>`UPDATE accounts SET label = ${newLabel} WHERE id = ${found.id} RETURNING *`;
@@ -111,8 +117,8 @@ export class PgAccountStore implements AccountStore {
 
   async setDefault(ref: string): Promise<Account> {
     const row = await this.write(async (tx) => {
-      const found = await requireRow(tx, ref);
-      await tx`UPDATE accounts SET is_default = false WHERE provider = ${found.provider} AND is_default`;
+      const found = await requireRow(tx, this.o, ref);
+      await tx`UPDATE accounts SET is_default = false WHERE provider = ${found.provider} AND owner = ${found.owner} AND is_default`;
       const [updated] = await tx<AccountRow[]>`UPDATE accounts SET is_default = true WHERE id = ${found.id} RETURNING *`;
       return updated;
     });
@@ -122,7 +128,7 @@ export class PgAccountStore implements AccountStore {
   async reconnect(id: string, input: Omit<NewAccount, 'provider' | 'label'>): Promise<Account> {
     const row = await this.write(async (tx) => {
       await this.guard(tx);
-      const row = await rowById(tx, id);
+      const row = await rowById(tx, this.o, id, own);
       if (!row) throw unknownId(id);
       const found = toAccount(row);
       const [updated] = await tx<AccountRow[]>`
@@ -138,14 +144,14 @@ export class PgAccountStore implements AccountStore {
   async updateSecret(id: string, secret: AccountSecret): Promise<void> {
     const changed = await this.sql.begin(async (tx) => {
       await this.guard(tx);
-      return (await tx`UPDATE accounts SET secret_enc = ${encryptSecret(this.key, JSON.stringify(secret), id)} WHERE id = ${id}`).count;
+      return (await tx`UPDATE accounts SET secret_enc = ${encryptSecret(this.key, JSON.stringify(secret), id)} WHERE id = ${id} AND ${visible(tx, this.o)}`).count;
     });
     if (changed === 0) throw unknownId(id);
   }
 
   async setStatus(id: string, status: AccountStatus): Promise<void> {
     checkStatus(status);
-    const result = await this.sql`UPDATE accounts SET status = ${status} WHERE id = ${id}`;
+    const result = await this.sql`UPDATE accounts SET status = ${status} WHERE id = ${id} AND ${visible(this.sql, this.o)}`;
     if (result.count === 0) throw unknownId(id);
   }
 
@@ -155,6 +161,30 @@ export class PgAccountStore implements AccountStore {
     if (now - (this.touched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
     this.touched.set(id, now);
     await this.sql`UPDATE accounts SET last_used_at = ${new Date(now).toISOString()} WHERE id = ${id}`;
+  }
+
+  async share(ref: string, grantee: string): Promise<Account> {
+    const row = await this.write(async (tx) => {
+      const found = await requireRow(tx, this.o, ref);
+      await tx`INSERT INTO account_grants (account_id, grantee, created_at) VALUES (${found.id}, ${grantee}, ${new Date().toISOString()}) ON CONFLICT DO NOTHING`;
+      return found;
+    });
+    return toAccount(row);
+  }
+
+  async unshare(ref: string, grantee: string): Promise<{ account: Account; removed: boolean }> {
+    return this.write(async (tx) => {
+      const found = await requireRow(tx, this.o, ref);
+      const removed = (await tx`DELETE FROM account_grants WHERE account_id = ${found.id} AND grantee = ${grantee}`).count > 0;
+      return { account: toAccount(found), removed };
+    });
+  }
+
+  async grants(): Promise<AccountGrant[]> {
+    const rows = await this.sql<Array<{ account_id: string; grantee: string }>>`
+      SELECT g.account_id, g.grantee FROM account_grants g JOIN accounts a ON a.id = g.account_id
+      WHERE (${this.o}::text IS NULL OR a.owner = ${this.o}) ORDER BY g.created_at, g.account_id, g.grantee`;
+    return rows.map((r) => ({ accountId: r.account_id, grantee: r.grantee }));
   }
 
   /**
@@ -169,39 +199,56 @@ export class PgAccountStore implements AccountStore {
   }
 }
 
-async function rowById(db: Queryable, id: string): Promise<AccountRow | undefined> {
-  const [row] = await db<AccountRow[]>`SELECT * FROM accounts WHERE id = ${id}`;
+/** Whose accounts a view reads: one owner's, or every owner's (null). */
+type Scope = string | null;
+type Which = (db: Queryable, o: Scope) => ReturnType<Queryable>;
+
+/** The accounts an owner may use: their own, and those shared with them or with everyone. */
+const visible: Which = (db, o) =>
+  db`(${o}::text IS NULL OR owner = ${o} OR id IN (SELECT account_id FROM account_grants WHERE grantee IN (${o}, '*')))`;
+/** The accounts an owner may change: their own only. */
+const own: Which = (db, o) => db`(${o}::text IS NULL OR owner = ${o})`;
+
+async function rowById(db: Queryable, o: Scope, id: string, which: Which = visible): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow[]>`SELECT * FROM accounts WHERE id = ${id} AND ${which(db, o)}`;
   return row;
 }
 
-async function findRow(db: Queryable, ref: string, provider?: Provider): Promise<AccountRow | undefined> {
-  const byId = await rowById(db, ref);
+/** By id or label among the accounts `which` allows; a label names the owner's own account before a shared one. */
+async function findRow(db: Queryable, o: Scope, ref: string, provider?: Provider, which: Which = visible): Promise<AccountRow | undefined> {
+  const byId = await rowById(db, o, ref, which);
   if (byId && (provider === undefined || byId.provider === provider)) return byId;
   const trimmed = ref.trim();
-  if (provider !== undefined) return labelHolder(db, provider, trimmed);
-  const matches = await db<AccountRow[]>`SELECT * FROM accounts WHERE lower(label) = lower(${trimmed}) ORDER BY provider, created_at, seq`;
-  if (matches.length > 1) throw labelOfSeveralProviders(trimmed, matches.map(toAccount));
+  if (provider !== undefined) return labelHolder(db, o, provider, trimmed, which);
+  const matches = await db<AccountRow[]>`
+    SELECT * FROM accounts WHERE lower(label) = lower(${trimmed}) AND ${which(db, o)}
+    ORDER BY owner IS DISTINCT FROM ${o}, provider, created_at, seq`;
+  if (new Set(matches.map((m) => m.provider)).size > 1) throw labelOfSeveralProviders(trimmed, matches.map(toAccount));
   return matches[0];
 }
 
-async function requireRow(db: Queryable, ref: string, provider?: Provider): Promise<AccountRow> {
-  const row = await findRow(db, ref, provider);
+/** An account the owner may change (their own), by id or label. */
+async function requireRow(db: Queryable, o: Scope, ref: string, provider?: Provider): Promise<AccountRow> {
+  const row = await findRow(db, o, ref, provider, own);
   if (row) return row;
-  throw noSuchAccount(ref, (await db<AccountRow[]>`SELECT * FROM accounts ORDER BY provider, created_at, seq`).map(toAccount));
+  throw noSuchAccount(ref, (await db<AccountRow[]>`SELECT * FROM accounts WHERE ${own(db, o)} ORDER BY provider, created_at, seq`).map(toAccount));
 }
 
-async function defaultRow(db: Queryable, provider: string, orOnly = true): Promise<AccountRow | undefined> {
-  const [row] = await db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} AND is_default`;
+/** The owner's default account of a provider (the personal owner's when every owner's are read); else, when asked, the only one they may use. */
+async function defaultRow(db: Queryable, o: Scope, provider: string, orOnly = true): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} AND is_default AND owner = ${o ?? PERSONAL_OWNER}`;
   if (row || !orOnly) return row;
-  const rows = await db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} LIMIT 2`;
+  const rows = await db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} AND ${visible(db, o)} LIMIT 2`;
   return rows.length === 1 ? rows[0] : undefined;
 }
 
-async function labelHolder(db: Queryable, provider: string, label: string): Promise<AccountRow | undefined> {
-  const [row] = await db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} AND lower(label) = lower(${label})`;
+async function labelHolder(db: Queryable, o: Scope, provider: string, label: string, which: Which = own): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow[]>`
+    SELECT * FROM accounts WHERE provider = ${provider} AND lower(label) = lower(${label}) AND ${which(db, o)}
+    ORDER BY owner IS DISTINCT FROM ${o} LIMIT 1`;
   return row;
 }
 
-function ofProvider(db: Queryable, provider: string): Promise<AccountRow[]> {
-  return db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} ORDER BY created_at, seq`;
+function ofProvider(db: Queryable, o: Scope, provider: string, which: Which): Promise<AccountRow[]> {
+  return db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} AND ${which(db, o)} ORDER BY created_at, seq`;
 }

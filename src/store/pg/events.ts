@@ -1,15 +1,39 @@
+import { consumerOf, ownedConsumer, type Owner } from '../owner.js';
+import { toEvent, type EventRow } from '../rows.js';
 import type { ConsumerFailure, EventStore, TriggerEvent } from '../types.js';
 import { COMMITS_CHANNEL, type Queryable, type Sql } from './connection.js';
-import { toEvent, type EventRow } from '../rows.js';
 
 type FailureRow = EventRow & { consumer: string; attempts: number; last_error: string; failed_at: string; retry_requested_at: string | null };
 
 export class PgEventStore implements EventStore {
+  /** Whose events and consumers this view reads and writes; null for every owner's. */
+  private readonly o: string | null;
   constructor(
     private readonly sql: Sql,
     private readonly key: Buffer,
     private readonly clock: () => number = Date.now,
-  ) {}
+    private readonly owner: Owner = undefined,
+  ) {
+    this.o = owner ?? null;
+  }
+
+  private own(column = this.sql`owner`) {
+    return this.sql`(${this.o}::text IS NULL OR ${column} = ${this.o})`;
+  }
+
+  /** A consumer's stored name: kept apart per owner (see ownedConsumer). */
+  private consumer(name: string): string;
+  private consumer(name: string | undefined): string | null;
+  private consumer(name: string | undefined): string | null {
+    if (name === undefined) return null;
+    return this.owner === undefined ? name : ownedConsumer(this.owner, name);
+  }
+
+  /** The view owner's consumers: the personal owner's names have no '/', a person's start with their id and '/'. */
+  private ownConsumers(column: string) {
+    const c = this.sql(column);
+    return this.sql`(${this.o}::text IS NULL OR (${this.o} = '' AND strpos(${c}, '/') = 0) OR (${this.o} <> '' AND left(${c}, length(${this.o}) + 1) = ${this.o} || '/'))`;
+  }
 
   // Ids are given out in commit order (see lockEventLog), so a reader that saw id n has seen every event below n.
   async after(cursor: number, options: { triggerIds?: string[]; limit: number; payloads?: boolean }): Promise<TriggerEvent[]> {
@@ -18,7 +42,7 @@ export class PgEventStore implements EventStore {
     const payload = options.payloads === false ? this.sql`NULL::json AS payload_json` : this.sql`payload_json`;
     const rows = await this.sql<EventRow[]>`
       SELECT id, trigger_id, kind, dedupe_key, occurred_at, received_at, summary, ${payload} FROM events
-      WHERE id > ${cursor} ${ids ? this.sql`AND trigger_id = ANY(${ids}::text[])` : this.sql``}
+      WHERE id > ${cursor} ${ids ? this.sql`AND trigger_id = ANY(${ids}::text[])` : this.sql``} AND ${this.own()}
       ORDER BY id LIMIT ${options.limit}`;
     return rows.map(toEvent);
   }
@@ -30,26 +54,26 @@ export class PgEventStore implements EventStore {
   }
 
   async latest(triggerId: string, limit: number): Promise<TriggerEvent[]> {
-    const rows = await this.sql<EventRow[]>`SELECT * FROM events WHERE trigger_id = ${triggerId} ORDER BY id DESC LIMIT ${limit}`;
+    const rows = await this.sql<EventRow[]>`SELECT * FROM events WHERE trigger_id = ${triggerId} AND ${this.own()} ORDER BY id DESC LIMIT ${limit}`;
     return rows.map(toEvent);
   }
 
   async lastId(receivedBefore?: string): Promise<number> {
     const [row] =
       receivedBefore === undefined
-        ? await this.sql<{ id: number }[]>`SELECT COALESCE(max(id), 0) AS id FROM events`
+        ? await this.sql<{ id: number }[]>`SELECT COALESCE(max(id), 0) AS id FROM events WHERE ${this.own()}`
         : // Newest first: only the events received since then are read.
-          await this.sql<{ id: number }[]>`SELECT id FROM events WHERE received_at < ${receivedBefore} ORDER BY id DESC LIMIT 1`;
+          await this.sql<{ id: number }[]>`SELECT id FROM events WHERE received_at < ${receivedBefore} AND ${this.own()} ORDER BY id DESC LIMIT 1`;
     return row?.id ?? 0;
   }
 
   async cursor(consumer: string): Promise<number | undefined> {
-    const [row] = await this.sql<{ cursor: number }[]>`SELECT cursor FROM consumers WHERE name = ${consumer}`;
+    const [row] = await this.sql<{ cursor: number }[]>`SELECT cursor FROM consumers WHERE name = ${this.consumer(consumer)}`;
     return row?.cursor;
   }
 
   async setCursor(consumer: string, cursor: number): Promise<void> {
-    await this.writeCursor(this.sql, consumer, cursor);
+    await this.writeCursor(this.sql, this.consumer(consumer), cursor);
   }
 
   private async writeCursor(db: Queryable, consumer: string, cursor: number): Promise<void> {
@@ -62,21 +86,21 @@ export class PgEventStore implements EventStore {
     await this.sql.begin(async (tx) => {
       await tx`
         INSERT INTO consumer_failures (consumer, event_id, attempts, last_error, failed_at)
-        VALUES (${consumer}, ${eventId}, ${failure.attempts}, ${failure.error}, ${this.now()})
+        VALUES (${this.consumer(consumer)}, ${eventId}, ${failure.attempts}, ${failure.error}, ${this.now()})
         ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = consumer_failures.attempts + excluded.attempts,
           last_error = excluded.last_error, failed_at = excluded.failed_at, retry_requested_at = NULL`;
-      await this.writeCursor(tx, consumer, eventId);
+      await this.writeCursor(tx, this.consumer(consumer), eventId);
     });
   }
 
   async failures(filter: { consumer?: string } = {}): Promise<ConsumerFailure[]> {
-    const consumer = filter.consumer ?? null;
+    const consumer = this.consumer(filter.consumer);
     const rows = await this.sql<FailureRow[]>`
       SELECT f.consumer, f.attempts, f.last_error, f.failed_at, f.retry_requested_at, e.*
       FROM consumer_failures f JOIN events e ON e.id = f.event_id
-      WHERE ${consumer}::text IS NULL OR f.consumer = ${consumer} ORDER BY f.event_id, f.consumer`;
+      WHERE (${consumer}::text IS NULL OR f.consumer = ${consumer}) AND ${this.ownConsumers('f.consumer')} ORDER BY f.event_id, f.consumer`;
     return rows.map((r) => ({
-      consumer: r.consumer,
+      consumer: consumerOf(this.owner, r.consumer),
       event: toEvent(r),
       attempts: r.attempts,
       lastError: r.last_error,
@@ -86,23 +110,23 @@ export class PgEventStore implements EventStore {
   }
 
   async requestRetry(filter: { consumer?: string; eventId?: number }): Promise<number> {
-    const consumer = filter.consumer ?? null;
+    const consumer = this.consumer(filter.consumer);
     const eventId = filter.eventId ?? null;
     const result = await this.sql`
       UPDATE consumer_failures SET retry_requested_at = ${this.now()}
-      WHERE (${consumer}::text IS NULL OR consumer = ${consumer}) AND (${eventId}::bigint IS NULL OR event_id = ${eventId})`;
+      WHERE (${consumer}::text IS NULL OR consumer = ${consumer}) AND (${eventId}::bigint IS NULL OR event_id = ${eventId}) AND ${this.ownConsumers('consumer')}`;
     return result.count;
   }
 
   async nextRetry(consumer: string): Promise<TriggerEvent | undefined> {
     const [row] = await this.sql<EventRow[]>`
       SELECT e.* FROM consumer_failures f JOIN events e ON e.id = f.event_id
-      WHERE f.consumer = ${consumer} AND f.retry_requested_at IS NOT NULL ORDER BY f.event_id LIMIT 1`;
+      WHERE f.consumer = ${this.consumer(consumer)} AND f.retry_requested_at IS NOT NULL ORDER BY f.event_id LIMIT 1`;
     return row && toEvent(row);
   }
 
   async clearFailure(consumer: string, eventId: number): Promise<void> {
-    await this.sql`DELETE FROM consumer_failures WHERE consumer = ${consumer} AND event_id = ${eventId}`;
+    await this.sql`DELETE FROM consumer_failures WHERE consumer = ${this.consumer(consumer)} AND event_id = ${eventId}`;
   }
 
   /** Without `now`, on the database's clock, so instances on machines whose clocks differ still agree on expiry. */
@@ -141,7 +165,7 @@ export class PgEventStore implements EventStore {
   async attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>> {
     return this.sql<Array<{ attempt: number; status: number | null; error: string | null; at: string }>>`
       SELECT a.attempt, a.status, a.error, a.at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-      WHERE d.event_id = ${eventId} ORDER BY a.id`;
+      WHERE d.event_id = ${eventId} AND d.event_id IN (SELECT id FROM events WHERE ${this.own()}) ORDER BY a.id`;
   }
 
   private now(): string {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Redactor } from '../../redact.js';
+import { ownedSalesCache, withOwners } from '../owner.js';
 import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from '../key-check.js';
 import type { Store } from '../types.js';
 import { PgAccountStore } from './accounts.js';
@@ -31,12 +32,10 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
     if (!options.secretKey?.trim()) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     const { key, check } = await checkKey(keyCheckRecord(sql, options.databaseUrl), options);
     const guard = keyGuard(check);
-    return {
-      accounts: new PgAccountStore(sql, key, options.redactor, guard),
-      triggers: new PgTriggerStore(sql, key, guard),
-      events: new PgEventStore(sql, key),
+    const salesCache = pgSalesCache(sql, key, guard);
+    const touched = new Map<string, number>();
+    const shared = {
       hooks: new PgHookStore(sql, key, guard),
-      salesCache: pgSalesCache(sql, key, guard),
       work: new PgWorkStore(sql, key),
       signIns: pgSignIns(sql, key, guard),
       webSessions: pgWebSessions(sql, key, guard),
@@ -46,6 +45,13 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
         await sql.end({ timeout: 5 });
       },
     };
+    return withOwners<Store>((owner) => ({
+      ...shared,
+      accounts: new PgAccountStore(sql, key, options.redactor, guard, owner, touched),
+      triggers: new PgTriggerStore(sql, key, guard, Date.now, owner),
+      events: new PgEventStore(sql, key, Date.now, owner),
+      salesCache: ownedSalesCache(salesCache, owner),
+    }));
   } catch (error) {
     await sql.end({ timeout: 0 });
     throw connectionError(error, options.databaseUrl);

@@ -207,6 +207,30 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    // Each row has an owner (src/store/owner.ts): '' is personal mode's one owner, so existing rows keep working as before.
+      // Labels and the default account are per owner and provider; the indexes keep their names.
+    sql: `
+      ALTER TABLE accounts ADD COLUMN owner text NOT NULL DEFAULT '';
+      DROP INDEX accounts_provider_label;
+      DROP INDEX accounts_one_default_per_provider;
+      CREATE UNIQUE INDEX accounts_provider_label ON accounts (owner, provider, lower(label));
+      CREATE UNIQUE INDEX accounts_one_default_per_provider ON accounts (owner, provider) WHERE is_default;
+      CREATE TABLE account_grants (
+        account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        grantee text NOT NULL,
+        created_at text NOT NULL,
+        PRIMARY KEY (account_id, grantee)
+      );
+      CREATE INDEX account_grants_grantee ON account_grants (grantee);
+      ALTER TABLE triggers ADD COLUMN owner text NOT NULL DEFAULT '';
+      CREATE INDEX triggers_owner ON triggers (owner);
+      ALTER TABLE events ADD COLUMN owner text NOT NULL DEFAULT '';
+      CREATE INDEX events_owner ON events (owner, id);
+      ALTER TABLE web_sessions ADD COLUMN owner text;
+    `,
+  },
 ];
 
 /**

@@ -57,7 +57,7 @@ export function pgWebSessions(sql: Sql, key: Buffer, guard: (tx: Tx) => Promise<
         await tx`
           DELETE FROM web_sessions WHERE seq IN
             (SELECT seq FROM web_sessions WHERE authed = ${session.authed} ORDER BY last_seen DESC, seq DESC OFFSET ${Math.max(0, o.max - 1)})`;
-        await tx`INSERT INTO web_sessions (id_hash, authed, csrf_enc, last_seen) VALUES (${hash}, ${session.authed}, ${csrfEnc}, ${now})`;
+        await tx`INSERT INTO web_sessions (id_hash, authed, owner, csrf_enc, last_seen) VALUES (${hash}, ${session.authed}, ${session.owner ?? null}, ${csrfEnc}, ${now})`;
       });
     },
     async touch(id, o) {
@@ -66,7 +66,7 @@ export function pgWebSessions(sql: Sql, key: Buffer, guard: (tx: Tx) => Promise<
         WITH now AS (SELECT ${nowMs(sql, o.now)} AS ms)
         UPDATE web_sessions SET last_seen = now.ms FROM now
         WHERE id_hash = ${hash} AND last_seen >= now.ms - ${o.idleMs}
-        RETURNING authed, csrf_enc, flash_enc`;
+        RETURNING authed, owner, csrf_enc, flash_enc`;
       const session = row && toWebSession(key, hash, row);
       if (!session) await sql`DELETE FROM web_sessions WHERE id_hash = ${hash}`;
       return session;

@@ -1,7 +1,7 @@
-import { InputError } from '../../errors.js';
 import { decryptSecret, encryptSecret } from '../crypto.js';
+import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
-import { FORWARD_WINDOW_MS } from '../triggers.js';
+import { FORWARD_WINDOW_MS, noAccount } from '../triggers.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 import { COMMITS_CHANNEL, LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';
 
@@ -16,13 +16,23 @@ export async function lockEventLog(tx: Tx): Promise<void> {
 }
 
 export class PgTriggerStore implements TriggerStore {
+  /** Whose triggers this view reads and writes; null for every owner's. */
+  private readonly o: string | null;
   constructor(
     private readonly sql: Sql,
     private readonly key: Buffer,
     /** Throws when the store's key changed since this process opened it (secrets rotate). */
     private readonly guard: (tx: Tx) => Promise<void>,
     private readonly clock: () => number = Date.now,
-  ) {}
+    owner: Owner = undefined,
+  ) {
+    this.o = owner ?? null;
+  }
+
+  /** The view's own triggers. */
+  private own(db: Sql | Tx = this.sql) {
+    return db`(${this.o}::text IS NULL OR owner = ${this.o})`;
+  }
 
   async create(input: NewTrigger): Promise<Trigger> {
     const id = input.id ?? newTriggerId();
@@ -30,23 +40,25 @@ export class PgTriggerStore implements TriggerStore {
     try {
       const [row] = await this.sql.begin(async (tx) => {
         if (secrets !== null) await this.guard(tx);
+        const [usable] = await tx`
+          SELECT 1 FROM accounts WHERE id = ${input.accountId}
+            AND (${this.o}::text IS NULL OR owner = ${this.o} OR id IN (SELECT account_id FROM account_grants WHERE grantee IN (${this.o}, '*')))`;
+        if (!usable) throw noAccount(input.accountId);
         return tx<TriggerRow[]>`
-          INSERT INTO triggers (id, kind, account_id, config_json, forward_url, secret_enc, provider_refs_json, state_json, created_at)
-          VALUES (${id}, ${input.kind}, ${input.accountId}, ${JSON.stringify(input.config)}::text::json, ${input.forwardUrl ?? null}, ${secrets},
+          INSERT INTO triggers (id, owner, kind, account_id, config_json, forward_url, secret_enc, provider_refs_json, state_json, created_at)
+          VALUES (${id}, ${this.o ?? PERSONAL_OWNER}, ${input.kind}, ${input.accountId}, ${JSON.stringify(input.config)}::text::json, ${input.forwardUrl ?? null}, ${secrets},
             ${JSON.stringify(input.providerRefs ?? {})}::text::json, ${JSON.stringify(input.state ?? {})}::text::json, ${new Date(this.clock()).toISOString()})
           RETURNING *`;
       });
       return toTrigger(row);
     } catch (error) {
-      if ((error as { code?: string }).code === '23503') {
-        throw new InputError(`No account ${input.accountId}; accounts_list shows the connected accounts.`, 'account');
-      }
+      if ((error as { code?: string }).code === '23503') throw noAccount(input.accountId);
       throw error;
     }
   }
 
   async get(id: string): Promise<Trigger | undefined> {
-    const [row] = await this.sql<TriggerRow[]>`SELECT * FROM triggers WHERE id = ${id}`;
+    const [row] = await this.sql<TriggerRow[]>`SELECT * FROM triggers WHERE id = ${id} AND ${this.own()}`;
     return row && toTrigger(row);
   }
 
@@ -54,13 +66,15 @@ export class PgTriggerStore implements TriggerStore {
     const rows = await this.sql<TriggerRow[]>`
       SELECT * FROM triggers
       WHERE (${filter.accountId ?? null}::text IS NULL OR account_id = ${filter.accountId ?? null})
-        AND (${filter.kind ?? null}::text IS NULL OR kind = ${filter.kind ?? null})
+        AND (${filter.kind ?? null}::text IS NULL OR kind = ${filter.kind ?? null}) AND ${this.own()}
       ORDER BY created_at, seq`;
     return rows.map(toTrigger);
   }
 
   async remove(id: string): Promise<Trigger | undefined> {
     const [row] = await this.sql.begin(async (tx) => {
+      const [found] = await tx`SELECT 1 FROM triggers WHERE id = ${id} AND ${this.own(tx)}`;
+      if (!found) return [];
       await tx`UPDATE deliveries SET state = 'cancelled' WHERE trigger_id = ${id} AND state = 'pending'`;
       return tx<TriggerRow[]>`DELETE FROM triggers WHERE id = ${id} RETURNING *`;
     });
@@ -68,20 +82,20 @@ export class PgTriggerStore implements TriggerStore {
   }
 
   async secrets(id: string): Promise<TriggerSecrets> {
-    const [row] = await this.sql<{ secret_enc: string | null }[]>`SELECT secret_enc FROM triggers WHERE id = ${id}`;
+    const [row] = await this.sql<{ secret_enc: string | null }[]>`SELECT secret_enc FROM triggers WHERE id = ${id} AND ${this.own()}`;
     return row?.secret_enc ? JSON.parse(decryptSecret(this.key, row.secret_enc, id)) : {};
   }
 
   async setSecrets(id: string, secrets: TriggerSecrets): Promise<void> {
     await this.sql.begin(async (tx) => {
       await this.guard(tx);
-      await tx`UPDATE triggers SET secret_enc = ${encryptSecret(this.key, JSON.stringify(secrets), id)} WHERE id = ${id}`;
+      await tx`UPDATE triggers SET secret_enc = ${encryptSecret(this.key, JSON.stringify(secrets), id)} WHERE id = ${id} AND ${this.own(tx)}`;
     });
   }
 
   async update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void> {
-    if (patch.state) await this.sql`UPDATE triggers SET state_json = ${JSON.stringify(patch.state)}::text::json WHERE id = ${id}`;
-    if (patch.providerRefs) await this.sql`UPDATE triggers SET provider_refs_json = ${JSON.stringify(patch.providerRefs)}::text::json WHERE id = ${id}`;
+    if (patch.state) await this.sql`UPDATE triggers SET state_json = ${JSON.stringify(patch.state)}::text::json WHERE id = ${id} AND ${this.own()}`;
+    if (patch.providerRefs) await this.sql`UPDATE triggers SET provider_refs_json = ${JSON.stringify(patch.providerRefs)}::text::json WHERE id = ${id} AND ${this.own()}`;
   }
 
   async commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]> {
@@ -125,15 +139,18 @@ export class PgTriggerStore implements TriggerStore {
     // The triggers' rows first, in one order for every transaction (one commit per trigger at a time), the log's lock
     // only for the appending itself.
     const ids = [...new Set(batch.map(({ item }) => item.triggerId))].sort();
-    const rows = await tx<{ id: string; kind: string; forward_url: string | null }[]>`
-      SELECT id, kind, forward_url FROM triggers WHERE id = ANY(${ids}::text[]) ORDER BY id FOR NO KEY UPDATE`;
+    const rows = await tx<{ id: string; kind: string; forward_url: string | null; owner: string }[]>`
+      SELECT id, kind, forward_url, owner FROM triggers WHERE id = ANY(${ids}::text[]) AND ${this.own(tx)}
+        AND NOT EXISTS (SELECT 1 FROM team_users u WHERE u.id = triggers.owner AND u.disabled)
+      ORDER BY id FOR NO KEY UPDATE`;
     const triggers = new Map(rows.map((row) => [row.id, row]));
-    const proposed = { triggerIds: [] as string[], kinds: [] as string[], keys: [] as string[], occurred: [] as string[], summaries: [] as string[], payloads: [] as string[] };
+    const proposed = { triggerIds: [] as string[], owners: [] as string[], kinds: [] as string[], keys: [] as string[], occurred: [] as string[], summaries: [] as string[], payloads: [] as string[] };
     for (const { item, payloads } of batch) {
       const trigger = triggers.get(item.triggerId);
       if (!trigger) continue;
       item.input.events.forEach((e, i) => {
         proposed.triggerIds.push(item.triggerId);
+        proposed.owners.push(trigger.owner);
         proposed.kinds.push(trigger.kind);
         proposed.keys.push(e.dedupeKey);
         proposed.occurred.push(e.occurredAt);
@@ -148,10 +165,10 @@ export class PgTriggerStore implements TriggerStore {
       const [, inserted] = await Promise.all([
         lockEventLog(tx),
         tx<{ id: number; trigger_id: string; dedupe_key: string }[]>`
-        INSERT INTO events (trigger_id, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
-        SELECT trigger_id, kind, dedupe_key, occurred_at, ${receivedAt}::text, summary, payload::json
-        FROM unnest(${proposed.triggerIds}::text[], ${proposed.kinds}::text[], ${proposed.keys}::text[], ${proposed.occurred}::text[],
-          ${proposed.summaries}::text[], ${proposed.payloads}::text[]) WITH ORDINALITY AS e(trigger_id, kind, dedupe_key, occurred_at, summary, payload, n)
+        INSERT INTO events (trigger_id, owner, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
+        SELECT trigger_id, owner, kind, dedupe_key, occurred_at, ${receivedAt}::text, summary, payload::json
+        FROM unnest(${proposed.triggerIds}::text[], ${proposed.owners}::text[], ${proposed.kinds}::text[], ${proposed.keys}::text[], ${proposed.occurred}::text[],
+          ${proposed.summaries}::text[], ${proposed.payloads}::text[]) WITH ORDINALITY AS e(trigger_id, owner, kind, dedupe_key, occurred_at, summary, payload, n)
         ORDER BY n
         ON CONFLICT (trigger_id, dedupe_key) DO NOTHING RETURNING id, trigger_id, dedupe_key`,
       ]);

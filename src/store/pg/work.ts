@@ -21,6 +21,7 @@ export class PgWorkStore implements WorkStore {
       WITH due AS (
         SELECT id FROM triggers
         WHERE kind = ANY(${kinds}::text[]) AND COALESCE(next_poll_at, 0) <= ${this.now} AND COALESCE(claimed_until, 0) < ${this.now}
+          AND NOT EXISTS (SELECT 1 FROM team_users u WHERE u.id = triggers.owner AND u.disabled)
         ORDER BY COALESCE(next_poll_at, 0), seq LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
       UPDATE triggers t SET claimed_by = ${holder}, claimed_until = ${this.now} + ${ttlMs}, poll_again = false
@@ -46,6 +47,7 @@ export class PgWorkStore implements WorkStore {
         SELECT id FROM deliveries
         -- An attempt's due time was set on the clock of the process that wrote it; claims use the database's.
         WHERE state = 'pending' AND next_attempt_at <= ${Date.now()} AND COALESCE(claimed_until, 0) < ${this.now}
+          AND trigger_id NOT IN (SELECT t.id FROM triggers t JOIN team_users u ON u.id = t.owner WHERE u.disabled)
         ORDER BY next_attempt_at, id LIMIT ${limit}
         FOR UPDATE SKIP LOCKED),
       claimed AS (
