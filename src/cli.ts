@@ -210,6 +210,25 @@ function accountsCommand(accounts: Command): void {
       });
     });
 
+  for (const verb of ['share', 'unshare'] as const) {
+    withCommon(accounts.command(verb))
+      .description(
+        verb === 'share'
+          ? 'Team mode: let a person (id, login or address), or everyone, use one of your accounts in their tools and triggers, never see its secret.'
+          : 'Team mode: take back an account shared with a person or with everyone.',
+      )
+      .argument('<id-or-label>')
+      .requiredOption('--with <person>', 'a person who signed in (id, login or address), or "everyone"')
+      .addHelpText('after', examples(`switchboard accounts ${verb} github-bot --with ada@example.com`, `switchboard accounts ${verb} github-bot --with everyone`))
+      .action(async (ref: string, opts) => {
+        const sharing = await import('./team/sharing.js');
+        await withConfig(opts, async (config) => {
+          const result = await (verb === 'share' ? sharing.shareAccount : sharing.unshareAccount)(config, ref, opts.with);
+          print(sharing.sharingLine(verb, result));
+        });
+      });
+  }
+
   withCommon(accounts.command('remove'))
     .description('Remove an account by id or label; name the provider when a label is used at several.')
     .usage('[options] [provider] <id|label>')

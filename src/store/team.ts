@@ -104,7 +104,20 @@ function sqliteTeamUsers(db: Database.Database): TeamUserStore {
       return row && toTeamUser(row);
     },
     async remove(id) {
-      const row = db.prepare('DELETE FROM team_users WHERE id = ? RETURNING *').get(id) as TeamUserRow | undefined;
+      const forget = db.transaction(() => {
+        const row = db.prepare('DELETE FROM team_users WHERE id = ? RETURNING *').get(id) as TeamUserRow | undefined;
+        if (!row) return undefined;
+        // What was theirs goes with them: accounts (their triggers, hooks, grants and sales lookups with them), events, consumers, page sessions, grants to them.
+        db.prepare('DELETE FROM deliveries WHERE trigger_id IN (SELECT id FROM triggers WHERE owner = ?)').run(id);
+        db.prepare('DELETE FROM accounts WHERE owner = ?').run(id);
+        db.prepare('DELETE FROM account_grants WHERE grantee = ?').run(id);
+        db.prepare('DELETE FROM consumer_failures WHERE substr(consumer, 1, length(?) + 1) = ? || \'/\'').run(id, id);
+        db.prepare('DELETE FROM consumers WHERE substr(name, 1, length(?) + 1) = ? || \'/\'').run(id, id);
+        db.prepare('DELETE FROM events WHERE owner = ?').run(id);
+        db.prepare('DELETE FROM web_sessions WHERE owner = ?').run(id);
+        return row;
+      });
+      const row = forget.immediate();
       return row && toTeamUser(row);
     },
   };

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
 import { PERSONAL_OWNER, type Owner } from './owner.js';
-import { OWNER_ACTIVE } from './work.js';
+import { TRIGGER_RUNS } from './work.js';
 import { toTrigger, type TriggerRow } from './rows.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from './types.js';
 
@@ -129,7 +129,7 @@ export class SqliteTriggerStore implements TriggerStore {
   /** One trigger's events and state, inside the caller's transaction. */
   private append(triggerId: string, input: CommitInput, now: number): TriggerEvent[] {
     const receivedAt = new Date(now).toISOString();
-    const trigger = this.db.prepare(`SELECT kind, forward_url, owner FROM triggers WHERE id = ? AND ${OWN} AND ${OWNER_ACTIVE}`).get(triggerId, this.scope) as
+    const trigger = this.db.prepare(`SELECT kind, forward_url, owner FROM triggers WHERE id = ? AND ${OWN} AND ${TRIGGER_RUNS}`).get(triggerId, this.scope) as
       | { kind: string; forward_url: string | null; owner: string }
       | undefined;
     if (!trigger) return [];

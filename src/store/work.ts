@@ -3,8 +3,13 @@ import { toDelivery, toTrigger, type DeliveryRow, type TriggerRow } from './rows
 import type { Delivery, Trigger, WorkStore } from './types.js';
 
 /** Claims in one SQLite file: each claim is one immediate transaction, so two processes never take the same work. */
-/** A trigger whose owner is a disabled person is stopped: not polled, its events not forwarded, none committed. */
-export const OWNER_ACTIVE = 'NOT EXISTS (SELECT 1 FROM team_users u WHERE u.id = triggers.owner AND u.disabled = 1)';
+/**
+ * A trigger runs while its owner may: not a disabled person, and still allowed the account (theirs, or shared with
+ * them). Else it is stopped: not polled, and no event committed for it.
+ */
+export const TRIGGER_RUNS = `NOT EXISTS (SELECT 1 FROM team_users u WHERE u.id = triggers.owner AND u.disabled = 1)
+  AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = triggers.account_id
+    AND (a.owner = triggers.owner OR EXISTS (SELECT 1 FROM account_grants g WHERE g.account_id = a.id AND g.grantee IN (triggers.owner, '*'))))`;
 
 export class SqliteWorkStore implements WorkStore {
   constructor(
@@ -21,7 +26,7 @@ export class SqliteWorkStore implements WorkStore {
          WHERE id IN (
            SELECT id FROM triggers
            WHERE kind IN (SELECT value FROM json_each(@kinds)) AND COALESCE(next_poll_at, 0) <= @now AND COALESCE(claimed_until, 0) < @now
-             AND ${OWNER_ACTIVE}
+             AND ${TRIGGER_RUNS}
            ORDER BY COALESCE(next_poll_at, 0), rowid LIMIT @limit)
          RETURNING *`,
       )

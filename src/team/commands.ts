@@ -17,7 +17,7 @@ async function withStore<T>(config: Config, run: (store: Store) => Promise<T>): 
 export const listUsers = (config: Config) => withStore(config, (store) => store.team.users.list());
 
 /** The person a reference names: their id, login or address (case-insensitive); refused when none or several match. */
-async function findUser(store: Store, ref: string): Promise<TeamUser> {
+export async function findUser(store: Store, ref: string): Promise<TeamUser> {
   const wanted = ref.trim().toLowerCase();
   const users = await store.team.users.list();
   const byId = users.find((u) => u.id === ref.trim());

@@ -50,7 +50,19 @@ function pgTeamUsers(sql: Sql): TeamUserStore {
       return row && toTeamUser(row);
     },
     async remove(id) {
-      const [row] = await sql<TeamUserRow[]>`DELETE FROM team_users WHERE id = ${id} RETURNING *`;
+      const [row] = await sql.begin(async (tx) => {
+        const removed = await tx<TeamUserRow[]>`DELETE FROM team_users WHERE id = ${id} RETURNING *`;
+        if (!removed.length) return removed;
+        // What was theirs goes with them: accounts (their triggers, hooks, grants and sales lookups with them), events, consumers, page sessions, grants to them.
+        await tx`DELETE FROM deliveries WHERE trigger_id IN (SELECT id FROM triggers WHERE owner = ${id})`;
+        await tx`DELETE FROM accounts WHERE owner = ${id}`;
+        await tx`DELETE FROM account_grants WHERE grantee = ${id}`;
+        await tx`DELETE FROM consumer_failures WHERE left(consumer, length(${id}) + 1) = ${id} || '/'`;
+        await tx`DELETE FROM consumers WHERE left(name, length(${id}) + 1) = ${id} || '/'`;
+        await tx`DELETE FROM events WHERE owner = ${id}`;
+        await tx`DELETE FROM web_sessions WHERE owner = ${id}`;
+        return removed;
+      });
       return row && toTeamUser(row);
     },
   };

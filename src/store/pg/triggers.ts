@@ -3,6 +3,7 @@ import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
 import { FORWARD_WINDOW_MS, noAccount } from '../triggers.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
+import { TRIGGER_RUNS } from './work.js';
 import { COMMITS_CHANNEL, LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';
 
 /**
@@ -141,7 +142,7 @@ export class PgTriggerStore implements TriggerStore {
     const ids = [...new Set(batch.map(({ item }) => item.triggerId))].sort();
     const rows = await tx<{ id: string; kind: string; forward_url: string | null; owner: string }[]>`
       SELECT id, kind, forward_url, owner FROM triggers WHERE id = ANY(${ids}::text[]) AND ${this.own(tx)}
-        AND NOT EXISTS (SELECT 1 FROM team_users u WHERE u.id = triggers.owner AND u.disabled)
+        AND ${tx.unsafe(TRIGGER_RUNS)}
       ORDER BY id FOR NO KEY UPDATE`;
     const triggers = new Map(rows.map((row) => [row.id, row]));
     const proposed = { triggerIds: [] as string[], owners: [] as string[], kinds: [] as string[], keys: [] as string[], occurred: [] as string[], summaries: [] as string[], payloads: [] as string[] };

@@ -6,6 +6,11 @@ import { NOW_MS, type Sql } from './connection.js';
  * Claims with FOR UPDATE SKIP LOCKED: instances claiming at the same moment each take rows the others have not
  * locked, instead of queueing behind each other. Every time here is the database's clock.
  */
+/** A trigger runs while its owner may: not a disabled person, and still allowed the account (see the SQLite store's TRIGGER_RUNS). */
+export const TRIGGER_RUNS = `NOT EXISTS (SELECT 1 FROM team_users u WHERE u.id = triggers.owner AND u.disabled)
+  AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = triggers.account_id
+    AND (a.owner = triggers.owner OR EXISTS (SELECT 1 FROM account_grants g WHERE g.account_id = a.id AND g.grantee IN (triggers.owner, '*'))))`;
+
 export class PgWorkStore implements WorkStore {
   private readonly now: ReturnType<Sql['unsafe']>;
 
@@ -21,7 +26,7 @@ export class PgWorkStore implements WorkStore {
       WITH due AS (
         SELECT id FROM triggers
         WHERE kind = ANY(${kinds}::text[]) AND COALESCE(next_poll_at, 0) <= ${this.now} AND COALESCE(claimed_until, 0) < ${this.now}
-          AND NOT EXISTS (SELECT 1 FROM team_users u WHERE u.id = triggers.owner AND u.disabled)
+          AND ${this.sql.unsafe(TRIGGER_RUNS)}
         ORDER BY COALESCE(next_poll_at, 0), seq LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
       UPDATE triggers t SET claimed_by = ${holder}, claimed_until = ${this.now} + ${ttlMs}, poll_again = false
