@@ -100,7 +100,7 @@ describe('the store', () => {
     // What a store of schema 6 looks like: no base_url column yet, nor what later versions added.
     const raw = new Database(join(dataDir, 'switchboard.db'));
     raw.exec('ALTER TABLE accounts DROP COLUMN base_url; DROP TABLE sign_in_states; DROP TABLE web_sessions; DROP TABLE continuations;');
-    raw.exec('DROP INDEX deliveries_claimed; DROP TABLE team_users; DROP TABLE team_records; DROP TABLE team_keys;');
+    raw.exec('DROP INDEX deliveries_claimed; DROP TABLE team_tokens; DROP TABLE team_users; DROP TABLE team_records; DROP TABLE team_keys;');
     for (const column of ['next_poll_at', 'poll_again', 'claimed_by', 'claimed_until']) raw.exec(`ALTER TABLE triggers DROP COLUMN ${column}`);
     for (const column of ['claimed_by', 'claimed_until']) raw.exec(`ALTER TABLE deliveries DROP COLUMN ${column}`);
     raw.pragma('user_version = 6');

@@ -207,6 +207,24 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  // Version 5 is left out on purpose: the runner needs versions only to increase.
+  {
+    version: 6,
+    sql: `
+      CREATE TABLE team_tokens (
+        id text PRIMARY KEY,
+        user_id text NOT NULL REFERENCES team_users(id) ON DELETE CASCADE,
+        name text,
+        scope text NOT NULL,
+        token_hash text NOT NULL UNIQUE,
+        created_at text NOT NULL,
+        expires_at text NOT NULL,
+        last_used_at text,
+        revoked_at text
+      );
+      CREATE INDEX team_tokens_user ON team_tokens (user_id);
+    `,
+  },
 ];
 
 /**
