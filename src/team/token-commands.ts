@@ -12,12 +12,12 @@ const HOUR_MS = 3_600_000;
 const UNIT_HOURS = { h: 1, d: 24, w: 24 * 7 } as const;
 
 /** `--expires`: hours, days or weeks from now (`12h`, `30d`, `8w`), at least an hour and at most a year. */
-export function parseExpiry(text: string, now: number): string {
-  const match = /^(\d{1,6})([hdw])$/.exec(text.trim());
-  const hours = match ? Number(match[1]) * UNIT_HOURS[match[2] as keyof typeof UNIT_HOURS] : NaN;
+function parseExpiry(text: string, now: number): string {
   if (text.trim().toLowerCase() === 'never') {
     throw new InputError(`--expires never is not offered: every token expires, at most ${MAX_EXPIRY_DAYS}d from now; make a new one before it does.`, 'expires');
   }
+  const match = /^(\d{1,6})([hdw])$/.exec(text.trim());
+  const hours = match ? Number(match[1]) * UNIT_HOURS[match[2] as keyof typeof UNIT_HOURS] : NaN;
   if (!(hours >= 1 && hours <= MAX_EXPIRY_DAYS * 24)) {
     throw new InputError(`--expires takes hours, days or weeks from now, from 1h to ${MAX_EXPIRY_DAYS}d, such as 12h, 30d or 8w; not "${text}".`, 'expires');
   }

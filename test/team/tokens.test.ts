@@ -1,11 +1,14 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/redact.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Store, TeamUser } from '../../src/store/index.js';
-import { runCli } from '../e2e/cli.js';
-import { ADAPTERS, cleanUp, openAt, type Adapter, type StoreLocation } from '../store/adapters.js';
+import { CLI, runCli } from '../e2e/cli.js';
+import { ADAPTERS, cleanUp, openAt, sqlite, type Adapter, type StoreLocation } from '../store/adapters.js';
 import { hashPersonalToken, newPersonalToken } from '../../src/team/tokens.js';
 import { INITIALIZE, post, startTeamServer, type TeamServer } from './team.js';
 
@@ -213,5 +216,39 @@ describe('a personal access token', () => {
     expect(hash).toBe(createHash('sha256').update(token).digest('hex'));
     expect(hashPersonalToken(token)).toBe(hash);
     expect(new Redactor().redact(`agent started with ${token}, header x=${token}`)).toBe('agent started with sbp_[redacted], header x=sbp_[redacted]');
+  });
+});
+
+describe('README: Tokens for headless agents', () => {
+  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const lines = /```sh\n([\s\S]*?)```/
+    .exec(readme.slice(readme.indexOf('#### Tokens for headless agents')))![1]!
+    .split('\n')
+    .map((line) => line.replace(/\s+#\s.*$/, '').trim())
+    .filter(Boolean);
+
+  it('runs as written, the example id standing for a real one', async () => {
+    const location = await sqlite.location();
+    const store = await openAt(location, { secretKey: 'readme key' });
+    await store.team.users.signIn({ provider: 'github', subject: '1', login: 'ada', email: 'ada@example.com' });
+    const env = { PATH: process.env.PATH ?? '', SWITCHBOARD_DATA_DIR: location.dataDir, SWITCHBOARD_SECRET_KEY: 'readme key' };
+    const outputs: string[] = [];
+    for (const line of lines) {
+      const first = (await store.team.tokens.list())[0];
+      const script = `switchboard() { "${process.execPath}" "${CLI}" "$@"; }\n${line.replace('pat_0123456789abcdef', first?.id ?? 'none yet')}`;
+      const run = spawnSync('bash', ['-c', script], { env, encoding: 'utf8', timeout: 20_000 });
+      expect(run.status, `${line}\n${run.stderr}`).toBe(0);
+      outputs.push(run.stdout);
+    }
+    expect(lines).toHaveLength(5);
+    expect(await store.team.tokens.list()).toEqual([
+      expect.objectContaining({ name: 'nightly triage', scope: 'switchboard:read', revokedAt: expect.any(String) }),
+      expect.objectContaining({ name: null, scope: 'switchboard', revokedAt: null }),
+    ]);
+    const [made, revoked] = await store.team.tokens.list();
+    expect(Date.parse(made!.expiresAt) - Date.parse(made!.createdAt)).toBeCloseTo(90 * 86_400_000, -5);
+    expect(Date.parse(revoked!.expiresAt) - Date.parse(revoked!.createdAt)).toBeCloseTo(30 * 86_400_000, -5);
+    expect(outputs[3]).toContain('nightly triage');
+    expect(outputs[4]).toBe(`Revoked ${made!.id}; it no longer works.\n`);
   });
 });
