@@ -7,6 +7,7 @@ import { checkProvider, loadConfig, type Config, type Flags } from './config.js'
 import { AccountError, InputError, ProviderError } from './errors.js';
 import { loadSandbox } from './sandbox/load.js';
 import { PROVIDERS, type Provider } from './store/types.js';
+import { tokensCommand, usersCommand } from './team/cli.js';
 import { VERSION } from './version.js';
 
 /** Every command module is imported in its action, so `serve` starts without loading the CLI's other commands. */
@@ -134,34 +135,10 @@ function buildProgram(): Command {
       });
     });
   dbCommand(program.command('db').description("The store's database: bring its schema up to date, or move a SQLite store into PostgreSQL."));
-  usersCommand(program.command('users').description('The people who signed in to a team server (serve --http --team).'));
+  const kit = { withStore, configOf, print, say };
+  usersCommand(program.command('users').description('The people who signed in to a team server (serve --http --team).'), kit);
+  tokensCommand(program.command('tokens').description('Personal access tokens for agents that cannot sign in to a team server: shown once, stored hashed.'), kit);
   return program;
-}
-
-function usersCommand(users: Command): void {
-  withStore(users.command('list'))
-    .description('Everyone who signed in: login, address, provider, role, whether disabled, when last seen.')
-    .option('--json', 'print JSON')
-    .addHelpText('after', examples('switchboard users list', 'switchboard users list --json'))
-    .action(async (opts) => {
-      const { formatUsers, listUsers } = await import('./team/commands.js');
-      const list = await listUsers(configOf(opts));
-      print(opts.json ? JSON.stringify(list, null, 2) : formatUsers(list));
-    });
-  const change = (name: 'disable' | 'enable' | 'remove', description: string, done: string) =>
-    withStore(users.command(name))
-      .description(description)
-      .argument('<user>', 'id, login or address (switchboard users list shows them)')
-      .addHelpText('after', examples(`switchboard users ${name} ada@example.com`))
-      .action(async (ref: string, opts) => {
-        const { removeUser, setUserDisabled } = await import('./team/commands.js');
-        const config = configOf(opts);
-        const user = name === 'remove' ? await removeUser(config, ref) : await setUserDisabled(config, ref, name === 'disable');
-        print(`${done.replace('%s', user.login)} (${user.id}).`);
-      });
-  change('disable', 'Stop a person: their tokens stop working at once, and they cannot sign in again until enabled.', 'Disabled %s: their tokens no longer work');
-  change('enable', 'Let a disabled person sign in again; tokens issued before they were disabled work again until they expire.', 'Enabled %s');
-  change('remove', 'Forget a person: their tokens stop working; if still allowed, signing in again makes them anew.', 'Removed %s');
 }
 
 function dbCommand(db: Command): void {

@@ -11,7 +11,7 @@ export class Redactor {
     for (const secret of this.secrets) {
       if (out.includes(secret)) out = out.split(secret).join('[redacted]');
     }
-    return out.replace(/\b(Bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]');
+    return out.replace(/\b(Bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]').replace(/\bsbp_[A-Za-z0-9_-]{8,}/g, 'sbp_[redacted]');
   }
 
   /** The same value with every string in it, keys included, redacted: a whole tool result. */

@@ -289,6 +289,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 12,
+    up(db) {
+      db.exec(`
+        CREATE TABLE team_tokens (
+          id TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL REFERENCES team_users(id) ON DELETE CASCADE,
+          name TEXT,
+          scope TEXT NOT NULL,
+          token_hash TEXT NOT NULL UNIQUE,
+          created_at TEXT NOT NULL,
+          expires_at TEXT NOT NULL,
+          last_used_at TEXT,
+          revoked_at TEXT
+        );
+        CREATE INDEX team_tokens_user ON team_tokens (user_id);
+      `);
+    },
+  },
 ];
 
 export interface MigrationResult {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { decryptSecret, encryptSecret } from './crypto.js';
 import { idHash, unseal } from './short-lived.js';
+import { sqliteTeamTokens } from './team-tokens.js';
 import type { AuthRecordStore, SignInProvider, TeamKeyStore, TeamRole, TeamStore, TeamUser, TeamUserStore } from './types.js';
 
 /*
@@ -63,7 +64,7 @@ export function sealRecord(key: Buffer, kind: string, hash: string, payload: str
 
 /** `guard` throws once `secrets rotate` has changed the key under this process. */
 export function sqliteTeam(db: Database.Database, key: Buffer, guard: () => void, clock: () => number = Date.now): TeamStore {
-  return { users: sqliteTeamUsers(db), records: sqliteAuthRecords(db, key, guard, clock), keys: sqliteTeamKeys(db, key, guard) };
+  return { users: sqliteTeamUsers(db), records: sqliteAuthRecords(db, key, guard, clock), keys: sqliteTeamKeys(db, key, guard), tokens: sqliteTeamTokens(db) };
 }
 
 function sqliteTeamUsers(db: Database.Database): TeamUserStore {

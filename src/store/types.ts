@@ -411,6 +411,7 @@ export interface TeamUserStore {
   /** Creates the person on their first sign-in, else refreshes login, email, role (when given) and last seen; a disabled person stays disabled. */
   signIn(input: TeamSignIn): Promise<TeamUser>;
   setDisabled(id: string, disabled: boolean): Promise<TeamUser | undefined>;
+  /** Forgets the person, and deletes their personal access tokens. */
   remove(id: string): Promise<TeamUser | undefined>;
 }
 
@@ -438,8 +439,45 @@ export interface TeamKeyStore {
   ensure(name: string, create: () => string): Promise<string>;
 }
 
+/** A personal access token as the store keeps it: never the token, only its SHA-256 hash (which no listing returns). */
+export interface PersonalToken {
+  id: string;
+  userId: string;
+  name: string | null;
+  /** `switchboard` or `switchboard:read`. */
+  scope: string;
+  createdAt: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface NewPersonalToken {
+  userId: string;
+  name: string | null;
+  scope: string;
+  tokenHash: string;
+  expiresAt: string;
+}
+
+/** Tokens made on the command line for headless agents, each standing for one person. */
+export interface PersonalTokenStore {
+  create(input: NewPersonalToken): Promise<PersonalToken>;
+  /** Oldest first; only this person's when `userId` is given. */
+  list(options?: { userId?: string }): Promise<PersonalToken[]>;
+  get(id: string): Promise<PersonalToken | undefined>;
+  findByHash(tokenHash: string): Promise<PersonalToken | undefined>;
+  /** Revokes a token now; one already revoked keeps its first revocation time. Undefined for an unknown id. */
+  revoke(id: string): Promise<PersonalToken | undefined>;
+  /** Revokes every token of the person that still works (neither revoked nor expired), and says how many that was. */
+  revokeAll(userId: string): Promise<number>;
+  /** Records a use at `at`, unless one was recorded after `unlessSince` (so busy tokens write once a minute, not per call). */
+  touch(id: string, at: string, unlessSince: string): Promise<void>;
+}
+
 export interface TeamStore {
   users: TeamUserStore;
   records: AuthRecordStore;
   keys: TeamKeyStore;
+  tokens: PersonalTokenStore;
 }

@@ -10,6 +10,7 @@ import { serverKeys } from './keys.js';
 import { AUTH_PATHS, createAuthServer, serveAuth } from './provider.js';
 import { tokenVerifier, type Verified } from './resource.js';
 import { signInRoutes } from './sign-in.js';
+import { personalTokenVerifier, withPersonalTokens } from './tokens.js';
 
 export interface TeamAuthOptions {
   /** --public-url: an origin; the issuer, and `<public URL>/mcp` is the resource. */
@@ -69,7 +70,8 @@ export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
     ...['GET', 'POST', 'OPTIONS'].map((method) => authServer(method, '/auth/')),
   ];
   o.logger.info('team mode', { issuer: issuer.origin, resource, signIn: providers.join(','), authorization: new URL(AUTH_PATHS.authorization, issuer).href });
-  return { issuer: issuer.origin, resource, routes, verify: tokenVerifier({ provider, users: o.store.team.users }) };
+  const personal = personalTokenVerifier({ tokens: o.store.team.tokens, users: o.store.team.users, resource });
+  return { issuer: issuer.origin, resource, routes, verify: withPersonalTokens(personal, tokenVerifier({ provider, users: o.store.team.users })) };
 }
 
 /** The identity providers whose app registration is configured; refuses team mode when there is none. */

@@ -103,7 +103,7 @@ describe('the store', () => {
     raw.exec('CREATE UNIQUE INDEX accounts_provider_label ON accounts (provider, lower(label)); CREATE UNIQUE INDEX accounts_one_default_per_provider ON accounts (provider) WHERE is_default = 1;');
     raw.exec('DROP INDEX triggers_owner; ALTER TABLE triggers DROP COLUMN owner; DROP INDEX events_owner; ALTER TABLE events DROP COLUMN owner;');
     raw.exec('ALTER TABLE accounts DROP COLUMN base_url; DROP TABLE sign_in_states; DROP TABLE web_sessions; DROP TABLE continuations;');
-    raw.exec('DROP INDEX deliveries_claimed; DROP TABLE team_users; DROP TABLE team_records; DROP TABLE team_keys;');
+    raw.exec('DROP INDEX deliveries_claimed; DROP TABLE team_tokens; DROP TABLE team_users; DROP TABLE team_records; DROP TABLE team_keys;');
     for (const column of ['next_poll_at', 'poll_again', 'claimed_by', 'claimed_until']) raw.exec(`ALTER TABLE triggers DROP COLUMN ${column}`);
     for (const column of ['claimed_by', 'claimed_until']) raw.exec(`ALTER TABLE deliveries DROP COLUMN ${column}`);
     raw.pragma('user_version = 6');

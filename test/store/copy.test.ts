@@ -49,6 +49,8 @@ async function seedSqlite(location: StoreLocation) {
   await store.events.recordFailure('tail-a', 3, { attempts: 3, error: 'exit code 1' });
   await store.salesCache.put(github.id, 'person', [['ada@example.com', '{"name":"Ada"}']], '2026-11-20T09:00:00.000Z');
   const admin = await store.team.users.signIn({ provider: 'github', subject: '1001', login: 'ada', email: 'ada@example.com' });
+  await store.team.tokens.create({ userId: admin.id, name: 'nightly agent', scope: 'switchboard:read', tokenHash: 'ab'.repeat(32), expiresAt: '2099-01-01T00:00:00.000Z' });
+  await store.team.tokens.touch((await store.team.tokens.list())[0]!.id, '2026-11-20T09:00:00.000Z', '2026-11-20T08:59:00.000Z');
   await store.team.users.setDisabled(admin.id, true);
   await store.events.acquireLease('poll:somewhere', 'instance-1', 60_000);
   await store.close();
@@ -83,6 +85,8 @@ async function readBack(store: Store, ids: Ids, deliveries: () => Promise<Record
     attempts: await Promise.all(events.map((e) => store.events.attempts(e.id))),
     salesCache: [...(await store.salesCache.get(ids.github, 'person', ['ada@example.com'], '2026-01-01T00:00:00.000Z'))],
     teamUsers: await store.team.users.list(),
+    teamTokens: await store.team.tokens.list(),
+    teamTokenByHash: await store.team.tokens.findByHash('ab'.repeat(32)),
   };
 }
 
@@ -129,6 +133,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
       delivery_attempts: 1,
       sales_cache: 1,
       team_users: 1,
+      team_tokens: 1,
     });
     expect(result.to).not.toContain(decodeURIComponent(new URL(target.databaseUrl!).password));
     expect(fileHash(sqliteFile)).toBe(before);

@@ -102,8 +102,66 @@ describe.each(ADAPTERS)('team store on $name', (adapter) => {
     });
   });
 
-  it('secrets rotate drops the records and keys, and keeps the people', async () => {
+  describe('personal access tokens', () => {
+    const tokenFor = (userId: string, tokenHash: string, scope = 'switchboard:read') => ({ userId, name: 'agent', scope, tokenHash, expiresAt: '2099-01-01T00:00:00.000Z' });
+
+    it('are found by hash, listed per person without it, revoked once, and all of a person revoked together', async () => {
+      const ada = await a.team.users.signIn(person('1'));
+      const bob = await a.team.users.signIn(person('2'));
+      const first = await a.team.tokens.create(tokenFor(ada.id, 'a'.repeat(64), 'switchboard'));
+      const second = await b.team.tokens.create({ ...tokenFor(ada.id, 'b'.repeat(64)), name: null });
+      const bobs = await a.team.tokens.create(tokenFor(bob.id, 'c'.repeat(64)));
+      expect(first).toEqual({
+        id: expect.stringMatching(/^pat_[0-9a-f]{16}$/),
+        userId: ada.id,
+        name: 'agent',
+        scope: 'switchboard',
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        expiresAt: '2099-01-01T00:00:00.000Z',
+        lastUsedAt: null,
+        revokedAt: null,
+      });
+      expect(await b.team.tokens.findByHash('b'.repeat(64))).toEqual(second);
+      expect(await b.team.tokens.findByHash('d'.repeat(64))).toBeUndefined();
+      expect((await b.team.tokens.list()).map((t) => t.id).sort()).toEqual([first.id, second.id, bobs.id].sort());
+      expect((await b.team.tokens.list({ userId: bob.id })).map((t) => t.id)).toEqual([bobs.id]);
+      expect(JSON.stringify(await b.team.tokens.list())).not.toContain('a'.repeat(64));
+      await expect(a.team.tokens.create(tokenFor(bob.id, 'a'.repeat(64)))).rejects.toThrow();
+
+      const revoked = await b.team.tokens.revoke(first.id);
+      expect(revoked?.revokedAt).toEqual(expect.any(String));
+      expect((await a.team.tokens.revoke(first.id))?.revokedAt).toBe(revoked!.revokedAt);
+      expect(await a.team.tokens.revoke('pat_0000000000000000')).toBeUndefined();
+      const expired = await a.team.tokens.create({ ...tokenFor(ada.id, '9'.repeat(64)), expiresAt: '2020-01-01T00:00:00.000Z' });
+      expect(await a.team.tokens.revokeAll(ada.id)).toBe(1);
+      expect(await a.team.tokens.revokeAll(ada.id)).toBe(0);
+      expect((await a.team.tokens.get(second.id))?.revokedAt).toEqual(expect.any(String));
+      expect((await a.team.tokens.get(expired.id))?.revokedAt).toBeNull();
+      expect((await a.team.tokens.get(bobs.id))?.revokedAt).toBeNull();
+    });
+
+    it('record a use only when none was recorded since the given time', async () => {
+      const ada = await a.team.users.signIn(person('1'));
+      const token = await a.team.tokens.create(tokenFor(ada.id, 'e'.repeat(64)));
+      await a.team.tokens.touch(token.id, '2030-01-01T10:00:00.000Z', '2030-01-01T09:59:00.000Z');
+      await b.team.tokens.touch(token.id, '2030-01-01T10:00:30.000Z', '2030-01-01T09:59:30.000Z');
+      expect((await a.team.tokens.get(token.id))?.lastUsedAt).toBe('2030-01-01T10:00:00.000Z');
+      await b.team.tokens.touch(token.id, '2030-01-01T10:01:01.000Z', '2030-01-01T10:00:01.000Z');
+      expect((await a.team.tokens.get(token.id))?.lastUsedAt).toBe('2030-01-01T10:01:01.000Z');
+    });
+
+    it('go with the person they stand for', async () => {
+      const ada = await a.team.users.signIn(person('1'));
+      const token = await a.team.tokens.create(tokenFor(ada.id, 'f'.repeat(64)));
+      await b.team.users.remove(ada.id);
+      expect(await a.team.tokens.get(token.id)).toBeUndefined();
+      expect(await adapter.raw(location, 'SELECT id FROM team_tokens')).toEqual([]);
+    });
+  });
+
+  it('secrets rotate drops the records and keys, and keeps the people and their personal access tokens', async () => {
     const user = await a.team.users.signIn(person('1'));
+    const token = await a.team.tokens.create({ userId: user.id, name: null, scope: 'switchboard', tokenHash: '0'.repeat(64), expiresAt: '2099-01-01T00:00:00.000Z' });
     await a.team.records.put('Client', 'client-1', '{}', {});
     await a.team.keys.ensure('jwks', () => 'old');
     await a.close();
@@ -111,6 +169,7 @@ describe.each(ADAPTERS)('team store on $name', (adapter) => {
     await rotateSecrets({ ...location, secretKey: 'team key', newSecretKey: 'new team key' });
     const c = await openAt(location, { secretKey: 'new team key' });
     expect(await c.team.users.get(user.id)).toMatchObject({ login: 'user-1' });
+    expect(await c.team.tokens.findByHash('0'.repeat(64))).toEqual(token);
     expect(await c.team.records.get('Client', 'client-1')).toBeUndefined();
     expect(await c.team.keys.ensure('jwks', () => 'new')).toBe('new');
   });

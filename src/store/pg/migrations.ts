@@ -231,6 +231,23 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE web_sessions ADD COLUMN owner text;
     `,
   },
+  {
+    version: 6,
+    sql: `
+      CREATE TABLE team_tokens (
+        id text PRIMARY KEY,
+        user_id text NOT NULL REFERENCES team_users(id) ON DELETE CASCADE,
+        name text,
+        scope text NOT NULL,
+        token_hash text NOT NULL UNIQUE,
+        created_at text NOT NULL,
+        expires_at text NOT NULL,
+        last_used_at text,
+        revoked_at text
+      );
+      CREATE INDEX team_tokens_user ON team_tokens (user_id);
+    `,
+  },
 ];
 
 /**

@@ -3,6 +3,7 @@ import { idHash } from '../short-lived.js';
 import { newUserId, sealRecord, TEAM_AAD, toRecord, toTeamUser, type RecordRow, type TeamUserRow } from '../team.js';
 import type { AuthRecordStore, TeamKeyStore, TeamStore, TeamUserStore } from '../types.js';
 import type { Queryable, Sql, Tx } from './connection.js';
+import { pgTeamTokens } from './team-tokens.js';
 
 const nowMs = (db: Queryable) => db`floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
 
@@ -13,7 +14,7 @@ const nowMs = (db: Queryable) => db`floor(extract(epoch FROM clock_timestamp()) 
 
 /** `guard` fails the transaction once `secrets rotate` has changed the key under this process. */
 export function pgTeam(sql: Sql, key: Buffer, guard: (tx: Tx) => Promise<void>): TeamStore {
-  return { users: pgTeamUsers(sql), records: pgAuthRecords(sql, key, guard), keys: pgTeamKeys(sql, key, guard) };
+  return { users: pgTeamUsers(sql), records: pgAuthRecords(sql, key, guard), keys: pgTeamKeys(sql, key, guard), tokens: pgTeamTokens(sql) };
 }
 
 function pgTeamUsers(sql: Sql): TeamUserStore {
