@@ -34,7 +34,7 @@ export async function discoverIssuer(issuer: string): Promise<IssuerMetadata> {
         SETTING,
       );
     }
-    throw new InputError(`${SETTING}: the issuer's discovery document ${where} could not be read (${(error as Error).message}). Check the address and that this server can reach it.`, SETTING);
+    throw new InputError(`${SETTING}: the issuer's discovery document ${where} could not be read (${failure(error)}). Check the address and that this server can reach it.`, SETTING);
   }
   for (const field of ['jwks_uri', 'authorization_endpoint', 'token_endpoint'] as const) {
     const value = URL.parse(String(metadata[field] ?? ''));
@@ -44,6 +44,14 @@ export async function discoverIssuer(issuer: string): Promise<IssuerMetadata> {
     }
   }
   return metadata as IssuerMetadata;
+}
+
+/** Why a request failed, in a few words: the status the server answered, or the connection's error code. */
+function failure(error: unknown): string {
+  const { message, cause } = error as { message: string; cause?: unknown };
+  if (cause instanceof Response) return `it answered HTTP ${cause.status}`;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? `${message}: ${code}` : message;
 }
 
 /** Switchboard's scope names as the issuer knows them: the same names, after the issuer's prefix when it wants one (Entra). */
