@@ -23,7 +23,7 @@ function buildProgram(): Command {
     .option('--host <address>', 'address the HTTP listener binds (default 127.0.0.1)')
     .option('--port <n>', 'port of the HTTP listener (default 8765; 0 for any free port)')
     .option('--public-url <url>', 'where providers reach this server, for webhook triggers (env SWITCHBOARD_PUBLIC_URL)')
-    .option('--team', 'with --http and --public-url: people sign in (OAuth) with GitHub or Microsoft; SWITCHBOARD_TEAM_ALLOW says who may (env SWITCHBOARD_TEAM=1)')
+    .option('--team', 'with --http and --public-url: people sign in (OAuth) with GitHub or Microsoft, or at SWITCHBOARD_TEAM_ISSUER; SWITCHBOARD_TEAM_ALLOW says who may (env SWITCHBOARD_TEAM=1)')
     .option('--toolsets <list>', 'list only these connectors\' tools: outlook,sales,github,vercel')
     .option('--tools <list>', 'list only these tools: names or globs, such as github_*,outlook_send_email')
     .option('--exclude-tools <list>', 'never list these tools: names or globs')

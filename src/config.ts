@@ -37,7 +37,7 @@ export interface Config {
   webhookGroupCommit: boolean;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
   newSecretKey?: string;
-  /** --team / SWITCHBOARD_TEAM=1: MCP over HTTP is an OAuth protected resource; people sign in with GitHub or Microsoft. */
+  /** --team / SWITCHBOARD_TEAM=1: MCP over HTTP is an OAuth protected resource; people sign in with GitHub or Microsoft, or at an external issuer. */
   team?: TeamConfig;
 }
 
@@ -46,8 +46,19 @@ export interface TeamConfig {
   allow: TeamRule[];
   /** SWITCHBOARD_TEAM_ADMINS: who is admin (and may sign in); without it, the first person to sign in. */
   admins: TeamRule[];
+  /** SWITCHBOARD_TEAM_ISSUER: an external OpenID Connect issuer takes the built-in authorization server's place. */
+  external?: ExternalIssuerConfig;
   /** Tests only (no setting): client metadata documents are served on loopback, over TLS with a certificate of this authority. */
   metadataCa?: string;
+}
+
+export interface ExternalIssuerConfig {
+  /** SWITCHBOARD_TEAM_ISSUER: the issuer, exactly as its discovery document names it. */
+  issuer: string;
+  /** SWITCHBOARD_TEAM_AUDIENCE: the `aud` of its access tokens for Switchboard; without it, `<public URL>/mcp`. */
+  audience?: string;
+  /** SWITCHBOARD_TEAM_SCOPE_PREFIX: what the issuer puts before Switchboard's scope names in requests (Entra: `api://<app id>/`). */
+  scopePrefix?: string;
 }
 
 export const OAUTH_PROVIDERS = ['outlook', 'github', 'vercel'] as const;
@@ -177,7 +188,43 @@ function teamConfig(env: Record<string, string | undefined>, publicUrl: string |
       'SWITCHBOARD_TEAM_ALLOW',
     );
   }
-  return { allow, admins };
+  const external = externalIssuer(env);
+  if (external) {
+    for (const [setting, rules] of [['SWITCHBOARD_TEAM_ALLOW', allow], ['SWITCHBOARD_TEAM_ADMINS', admins]] as const) {
+      const org = rules.find((r) => r.kind === 'github-org');
+      if (org) {
+        throw new InputError(
+          `${setting}: github-org:${org.org} cannot apply with SWITCHBOARD_TEAM_ISSUER, where people sign in at that issuer and not at GitHub; name addresses or domains instead.`,
+          setting,
+        );
+      }
+    }
+  }
+  return { allow, admins, ...(external ? { external } : {}) };
+}
+
+function externalIssuer(env: Record<string, string | undefined>): ExternalIssuerConfig | undefined {
+  const value = env.SWITCHBOARD_TEAM_ISSUER?.trim();
+  const audience = env.SWITCHBOARD_TEAM_AUDIENCE?.trim() || undefined;
+  const scopePrefix = env.SWITCHBOARD_TEAM_SCOPE_PREFIX?.trim() || undefined;
+  if (!value) {
+    const stray = audience ? 'SWITCHBOARD_TEAM_AUDIENCE' : scopePrefix ? 'SWITCHBOARD_TEAM_SCOPE_PREFIX' : undefined;
+    if (stray) throw new InputError(`${stray} goes with SWITCHBOARD_TEAM_ISSUER (an external issuer); the built-in authorization server needs neither.`, stray);
+    return undefined;
+  }
+  const fix = 'the https URL of an OpenID Connect issuer, such as https://login.microsoftonline.com/<tenant id>/v2.0';
+  const url = URL.parse(value);
+  if (!url || !['https:', 'http:'].includes(url.protocol)) throw new InputError(`SWITCHBOARD_TEAM_ISSUER must be ${fix}; not "${value}".`, 'SWITCHBOARD_TEAM_ISSUER');
+  if (url.protocol === 'http:' && !['127.0.0.1', 'localhost'].includes(url.hostname)) {
+    throw new InputError(`SWITCHBOARD_TEAM_ISSUER must use https (http only on this machine, 127.0.0.1 or localhost); not "${value}".`, 'SWITCHBOARD_TEAM_ISSUER');
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new InputError(`SWITCHBOARD_TEAM_ISSUER must be ${fix}, without a query, fragment or credentials; not "${value}".`, 'SWITCHBOARD_TEAM_ISSUER');
+  }
+  for (const [setting, given] of [['SWITCHBOARD_TEAM_AUDIENCE', audience], ['SWITCHBOARD_TEAM_SCOPE_PREFIX', scopePrefix]] as const) {
+    if (given && /\s/.test(given)) throw new InputError(`${setting} must be one value without spaces, not "${given}".`, setting);
+  }
+  return { issuer: value, ...(audience ? { audience } : {}), ...(scopePrefix ? { scopePrefix } : {}) };
 }
 
 const ADDRESS = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;

@@ -11,7 +11,6 @@ import {
 import type { Route } from '../http/incoming.js';
 import type { TeamAuth } from '../team/auth.js';
 import type { Caller } from '../team/resource.js';
-import { FULL_SCOPE, TEAM_SCOPES } from '../team/scopes.js';
 
 /**
  * /mcp as an OAuth protected resource, with the SDK's resource-server helpers: the RFC 9728 metadata document, the
@@ -24,12 +23,12 @@ export function protectedResource(team: TeamAuth) {
   const metadata = buildOAuthProtectedResourceMetadata({
     oauthMetadata: {
       issuer: team.issuer,
-      authorization_endpoint: new URL('/auth/authorize', team.issuer).href,
-      token_endpoint: new URL('/auth/token', team.issuer).href,
+      authorization_endpoint: team.endpoints.authorization,
+      token_endpoint: team.endpoints.token,
       response_types_supported: ['code'],
     },
     resourceServerUrl: resource,
-    scopesSupported: [...TEAM_SCOPES],
+    scopesSupported: [team.scopes.full, team.scopes.read],
     resourceName: 'Switchboard',
   });
   const metadataPath = new URL(resourceMetadataUrl).pathname;
@@ -51,15 +50,15 @@ export function protectedResource(team: TeamAuth) {
       try {
         return await verifyBearerToken(req.headers.authorization, { verifier, resourceMetadataUrl, expectedResource: resource });
       } catch (error) {
-        const scope = error instanceof OAuthError && error.code === OAuthErrorCode.InsufficientScope ? TEAM_SCOPES.join(' ') : FULL_SCOPE;
+        const scope = error instanceof OAuthError && error.code === OAuthErrorCode.InsufficientScope ? `${team.scopes.full} ${team.scopes.read}` : team.scopes.full;
         await send(res, bearerAuthChallengeResponse(error, { requiredScopes: [scope], resourceMetadataUrl }));
         return undefined;
       }
     },
     /** Answers 403 insufficient_scope: the call changes something, and the token allows only reading. */
     async refuseWrite(res: ServerResponse): Promise<void> {
-      const error = new OAuthError(OAuthErrorCode.InsufficientScope, 'This call changes something; it needs a token with scope switchboard');
-      await send(res, bearerAuthChallengeResponse(error, { requiredScopes: [FULL_SCOPE], resourceMetadataUrl }));
+      const error = new OAuthError(OAuthErrorCode.InsufficientScope, `This call changes something; it needs a token with scope ${team.scopes.full}`);
+      await send(res, bearerAuthChallengeResponse(error, { requiredScopes: [team.scopes.full], resourceMetadataUrl }));
     },
   };
 }

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { decryptSecret, encryptSecret } from './crypto.js';
 import { idHash, unseal } from './short-lived.js';
 import { sqliteTeamTokens } from './team-tokens.js';
-import type { AuthRecordStore, SignInProvider, TeamKeyStore, TeamRole, TeamStore, TeamUser, TeamUserStore } from './types.js';
+import type { AuthRecordStore, TeamIdentityProvider, TeamKeyStore, TeamRole, TeamStore, TeamUser, TeamUserStore } from './types.js';
 
 /*
  * Team mode's rows: people who signed in (no secret in them), the authorization server's records (every id hashed,
@@ -27,7 +27,7 @@ export interface TeamUserRow {
 export function toTeamUser(row: TeamUserRow): TeamUser {
   return {
     id: row.id,
-    provider: row.provider as SignInProvider,
+    provider: row.provider as TeamIdentityProvider,
     subject: row.subject,
     login: row.login,
     email: row.email,

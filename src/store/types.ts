@@ -373,19 +373,21 @@ export interface EventStore {
   attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>>;
 }
 
-/** The identity providers a person signs in to a team server with. */
+/** The identity providers the built-in authorization server signs a person in with. */
 export const SIGN_IN_PROVIDERS = ['github', 'outlook'] as const;
 export type SignInProvider = (typeof SIGN_IN_PROVIDERS)[number];
+/** Where a person of a team server signed in: at GitHub or Microsoft through the built-in sign-in, or at an external OpenID Connect issuer. */
+export type TeamIdentityProvider = SignInProvider | 'oidc';
 
 export type TeamRole = 'admin' | 'member';
 
 /** A person who signed in to a team server. */
 export interface TeamUser {
   id: string;
-  provider: SignInProvider;
-  /** The provider's stable id for the person (GitHub's numeric user id, Microsoft's object id). */
+  provider: TeamIdentityProvider;
+  /** The provider's stable id for the person (GitHub's numeric user id, Microsoft's object id; an external issuer's `<issuer>#<sub>`). */
   subject: string;
-  /** GitHub login, or Microsoft user principal name. */
+  /** GitHub login, Microsoft user principal name, or the external issuer's preferred_username (else email, else sub). */
   login: string;
   email: string | null;
   role: TeamRole;
@@ -396,7 +398,7 @@ export interface TeamUser {
 }
 
 export interface TeamSignIn {
-  provider: SignInProvider;
+  provider: TeamIdentityProvider;
   subject: string;
   login: string;
   email: string | null;

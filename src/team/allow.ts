@@ -1,10 +1,11 @@
 import type { TeamRule } from '../contracts/team.js';
+import type { TeamIdentityProvider } from '../store/types.js';
 
 export type { TeamRule } from '../contracts/team.js';
 
 /** What an identity provider vouches for about the person signing in. */
 export interface SignedInIdentity {
-  provider: 'github' | 'outlook';
+  provider: TeamIdentityProvider;
   subject: string;
   login: string;
   /** Verified addresses, lower-case; the first is the one shown. */

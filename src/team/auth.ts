@@ -1,11 +1,12 @@
 import type { Dispatcher } from 'undici';
-import type { OAuthProvider, OAuthSettings } from '../config.js';
+import type { ExternalIssuerConfig, OAuthProvider, OAuthSettings } from '../config.js';
 import { InputError } from '../errors.js';
 import type { Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../redact.js';
 import type { Provider, SignInProvider, Store } from '../store/types.js';
 import type { TeamRule } from './allow.js';
+import { discoverIssuer, externalVerifier, scopeNames } from './external.js';
 import { serverKeys } from './keys.js';
 import { AUTH_PATHS, createAuthServer, serveAuth } from './provider.js';
 import { tokenVerifier, type Verified } from './resource.js';
@@ -25,14 +26,20 @@ export interface TeamAuthOptions {
   logger: Logger;
   /** SWITCHBOARD_FORWARD_ALLOW_PRIVATE: client metadata documents may be fetched from private networks too. */
   allowPrivate: boolean;
+  /** SWITCHBOARD_TEAM_ISSUER: people sign in at this issuer, which takes the built-in authorization server's place. */
+  external?: ExternalIssuerConfig;
   /** Tests only: client metadata documents are served on loopback, over TLS with a certificate of this authority. */
   metadataCa?: string;
 }
 
 /** What the HTTP listener needs of team mode: the routes it adds, and the check of each MCP request's token. */
 export interface TeamAuth {
-  /** The authorization server's issuer: the public URL's origin. */
+  /** The authorization server's issuer: the public URL's origin, or the external issuer. */
   issuer: string;
+  /** The authorization server's endpoints, for the protected resource's metadata. */
+  endpoints: { authorization: string; token: string };
+  /** Switchboard's scopes as clients ask the authorization server for them: every tool, and read-only. */
+  scopes: { full: string; read: string };
   /** The MCP endpoint's resource identifier, `<public URL>/mcp`. */
   resource: string;
   /** The authorization server's and the sign-in's routes. */
@@ -41,10 +48,11 @@ export interface TeamAuth {
   verify(token: string): Promise<Verified>;
 }
 
-/** Team mode: the built-in authorization server, its sign-in, and the MCP endpoint as its protected resource. */
+/** Team mode: the built-in authorization server (or an external issuer), its sign-in, and the MCP endpoint as its protected resource. */
 export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
   const issuer = new URL(o.publicUrl);
   const resource = new URL('/mcp', issuer).href;
+  if (o.external) return externalAuth(o, o.external, resource);
   const providers = signInProviders(o.oauth);
   if (o.oauth.outlook.clientId && ['common', 'organizations'].includes(o.oauth.outlook.tenant ?? '') && o.allow.concat(o.admins).some((r) => r.kind !== 'github-org')) {
     o.logger.warn(
@@ -70,8 +78,40 @@ export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
     ...['GET', 'POST', 'OPTIONS'].map((method) => authServer(method, '/auth/')),
   ];
   o.logger.info('team mode', { issuer: issuer.origin, resource, signIn: providers.join(','), authorization: new URL(AUTH_PATHS.authorization, issuer).href });
-  const personal = personalTokenVerifier({ tokens: o.store.team.tokens, users: o.store.team.users, resource });
-  return { issuer: issuer.origin, resource, routes, verify: withPersonalTokens(personal, tokenVerifier({ provider, users: o.store.team.users })) };
+  return {
+    issuer: issuer.origin,
+    endpoints: { authorization: new URL(AUTH_PATHS.authorization, issuer).href, token: new URL(AUTH_PATHS.token, issuer).href },
+    scopes: scopeNames(),
+    resource,
+    routes,
+    verify: withPersonalTokens(personalTokens(o, resource), tokenVerifier({ provider, users: o.store.team.users })),
+  };
+}
+
+/** Team mode with an external OpenID Connect issuer: no authorization server or sign-in here, only its tokens checked. */
+async function externalAuth(o: TeamAuthOptions, settings: ExternalIssuerConfig, resource: string): Promise<TeamAuth> {
+  const metadata = await discoverIssuer(settings.issuer);
+  const audience = settings.audience ?? resource;
+  o.logger.info('team mode', { issuer: metadata.issuer, resource, audience, authorization: metadata.authorization_endpoint });
+  if (!metadata.code_challenge_methods_supported?.includes('S256')) {
+    o.logger.warn('the issuer does not advertise PKCE (code_challenge_methods_supported S256): MCP clients that follow the specification may refuse to sign in there', { issuer: metadata.issuer });
+  }
+  return {
+    issuer: metadata.issuer,
+    endpoints: { authorization: metadata.authorization_endpoint, token: metadata.token_endpoint },
+    scopes: scopeNames(settings.scopePrefix),
+    resource,
+    routes: [],
+    verify: withPersonalTokens(
+      personalTokens(o, resource),
+      externalVerifier({ metadata, settings, resource, users: o.store.team.users, allow: o.allow, admins: o.admins, logger: o.logger }),
+    ),
+  };
+}
+
+/** Personal access tokens (switchboard tokens create) work whichever authorization server signs people in. */
+function personalTokens(o: TeamAuthOptions, resource: string) {
+  return personalTokenVerifier({ tokens: o.store.team.tokens, users: o.store.team.users, resource });
 }
 
 /** The identity providers whose app registration is configured; refuses team mode when there is none. */

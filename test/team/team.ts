@@ -47,8 +47,10 @@ export async function startTeamServer(o: {
   metadataCa?: string;
   /** Another instance of a server already running: the same public URL, its own port. */
   publicUrl?: string;
+  /** The port to listen on, when the public URL must be known beforehand; a free one otherwise. */
+  port?: number;
 }): Promise<TeamServer> {
-  const port = await freePort();
+  const port = o.port ?? (await freePort());
   const url = `http://${o.host ?? '127.0.0.1'}:${port}`;
   const { sandbox } = o;
   const env: Record<string, string> = {
