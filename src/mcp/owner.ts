@@ -10,5 +10,6 @@ export const ownerOf = (ctx: Pick<ServerContext, 'http'> | undefined): string =>
 
 /** What a tool call for `owner` runs with: the store as that owner sees it, every query of it kept to theirs. */
 export function ownedDeps(deps: ServerDeps, owner: string): ServerDeps {
-  return { ...deps, store: deps.store.ownedBy(owner), owner };
+  // Looked up when a handler first needs the store: a request that never touches it never asks for a view.
+  return Object.defineProperty({ ...deps, owner }, 'store', { get: () => deps.store.ownedBy(owner), enumerable: true });
 }

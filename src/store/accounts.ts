@@ -57,18 +57,18 @@ export class SqliteAccountStore implements AccountStore {
       params.push(filter.group);
     }
     const sql = `SELECT * FROM accounts WHERE ${where.join(' AND ')} ${ORDER}`;
-    return (this.db.prepare(sql).all(...params, this.scope) as AccountRow[]).map(toAccount);
+    return (this.db.prepare(sql).all(...params, this.scope) as AccountRow[]).map((row) => this.view(row));
   }
 
   async find(ref: string, provider?: Provider): Promise<Account | undefined> {
     const row = this.findRow(ref, provider);
-    return row && toAccount(row);
+    return row && this.view(row);
   }
 
   async resolve(provider: Provider, ref?: string): Promise<{ account: Account; secret: AccountSecret }> {
     const row = ref === undefined ? this.defaultRow(provider) : this.findRow(ref, provider);
     if (!row) throw missingAccount(provider, ref, (this.db.prepare(`SELECT * FROM accounts WHERE provider = ? AND ${VISIBLE} ${ORDER}`).all(provider, this.scope) as AccountRow[]).map(toAccount));
-    const account = toAccount(row);
+    const account = this.view(row);
     if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account), { provider: account.provider, label: account.label });
     let plaintext: string;
     try {
@@ -178,7 +178,7 @@ export class SqliteAccountStore implements AccountStore {
 
   async grants(): Promise<AccountGrant[]> {
     const rows = this.db
-      .prepare(`SELECT g.account_id, g.grantee FROM account_grants g JOIN accounts a ON a.id = g.account_id WHERE ${OWN.replaceAll('owner', 'a.owner')} ORDER BY g.created_at, g.account_id, g.grantee`)
+      .prepare(`SELECT g.account_id, g.grantee FROM account_grants g JOIN accounts a ON a.id = g.account_id WHERE (@owner IS NULL OR a.owner = @owner) ORDER BY g.created_at, g.account_id, g.grantee`)
       .all(this.scope) as Array<{ account_id: string; grantee: string }>;
     return rows.map((r) => ({ accountId: r.account_id, grantee: r.grantee }));
   }
@@ -228,6 +228,12 @@ export class SqliteAccountStore implements AccountStore {
     if (now - (this.touched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
     this.touched.set(id, now);
     this.db.prepare('UPDATE accounts SET last_used_at = ? WHERE id = ?').run(new Date(now).toISOString(), id);
+  }
+
+  /** An account as the view's owner sees it: marked when it is another's, shared with them. */
+  private view(row: AccountRow): Account {
+    const account = toAccount(row);
+    return this.owner !== undefined && row.owner !== this.owner ? { ...account, shared: true } : account;
   }
 
   private rowById(id: string, which = VISIBLE): AccountRow | undefined {

@@ -110,6 +110,7 @@ function sqliteTeamUsers(db: Database.Database): TeamUserStore {
         if (!row) return undefined;
         // What was theirs goes with them: accounts (their triggers, hooks, grants and sales lookups with them), events, consumers, page sessions, grants to them.
         db.prepare('DELETE FROM deliveries WHERE trigger_id IN (SELECT id FROM triggers WHERE owner = ?)').run(id);
+        db.prepare('DELETE FROM triggers WHERE owner = ?').run(id);
         db.prepare('DELETE FROM accounts WHERE owner = ?').run(id);
         db.prepare('DELETE FROM account_grants WHERE grantee = ?').run(id);
         db.prepare('DELETE FROM consumer_failures WHERE substr(consumer, 1, length(?) + 1) = ? || \'/\'').run(id, id);

@@ -23,6 +23,8 @@ export interface Account {
   baseUrl: string | null;
   createdAt: string;
   lastUsedAt: string | null;
+  /** Someone else's account shared with the view's owner: they may use it, not change or remove it. Absent on their own. */
+  shared?: true;
 }
 
 export interface AccountSecret {

@@ -128,6 +128,7 @@ export async function removeAccount(w: WebDeps, form: Form): Promise<Outcome> {
     if (field(form, 'confirm') !== 'yes') throw new InputError('Removing an account needs the confirmation step.', 'confirm');
     const account = await w.deps.store.accounts.find(field(form, 'id'));
     if (!account) throw new InputError('That account no longer exists.', 'id');
+    if (account.shared) throw new InputError(`The ${account.provider} account "${account.label}" is shared with you: only its owner can remove it.`, 'id');
     const notes: string[] = [];
     for (const t of await w.deps.store.triggers.list({ accountId: account.id })) {
       const result = (await triggersDelete.call({ id: t.id }, context(w))) as { note?: string };

@@ -41,18 +41,18 @@ export class PgAccountStore implements AccountStore {
       WHERE ${visible(this.sql, this.o)} AND (${filter.provider ?? null}::text IS NULL OR provider = ${filter.provider ?? null})
         AND (${filter.group ?? null}::text IS NULL OR groups_json::jsonb ? ${filter.group ?? null})
       ORDER BY provider, created_at, seq`;
-    return rows.map(toAccount);
+    return rows.map((row) => this.view(row));
   }
 
   async find(ref: string, provider?: Provider): Promise<Account | undefined> {
     const row = await findRow(this.sql, this.o, ref, provider);
-    return row && toAccount(row);
+    return row && this.view(row);
   }
 
   async resolve(provider: Provider, ref?: string): Promise<{ account: Account; secret: AccountSecret }> {
     const row = ref === undefined ? await defaultRow(this.sql, this.o, provider) : await findRow(this.sql, this.o, ref, provider);
     if (!row) throw missingAccount(provider, ref, (await ofProvider(this.sql, this.o, provider, visible)).map(toAccount));
-    const account = toAccount(row);
+    const account = this.view(row);
     if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account), { provider: account.provider, label: account.label });
     let plaintext: string;
     try {
@@ -185,6 +185,12 @@ export class PgAccountStore implements AccountStore {
       SELECT g.account_id, g.grantee FROM account_grants g JOIN accounts a ON a.id = g.account_id
       WHERE (${this.o}::text IS NULL OR a.owner = ${this.o}) ORDER BY g.created_at, g.account_id, g.grantee`;
     return rows.map((r) => ({ accountId: r.account_id, grantee: r.grantee }));
+  }
+
+  /** An account as the view's owner sees it: marked when it is another's, shared with them. */
+  private view(row: AccountRow): Account {
+    const account = toAccount(row);
+    return this.o !== null && row.owner !== this.o ? { ...account, shared: true } : account;
   }
 
   /**

@@ -56,6 +56,7 @@ function pgTeamUsers(sql: Sql): TeamUserStore {
         if (!removed.length) return removed;
         // What was theirs goes with them: accounts (their triggers, hooks, grants and sales lookups with them), events, consumers, page sessions, grants to them.
         await tx`DELETE FROM deliveries WHERE trigger_id IN (SELECT id FROM triggers WHERE owner = ${id})`;
+        await tx`DELETE FROM triggers WHERE owner = ${id}`;
         await tx`DELETE FROM accounts WHERE owner = ${id}`;
         await tx`DELETE FROM account_grants WHERE grantee = ${id}`;
         await tx`DELETE FROM consumer_failures WHERE left(consumer, length(${id}) + 1) = ${id} || '/'`;
