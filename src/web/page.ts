@@ -7,6 +7,7 @@ import { html, type SafeHtml } from './html.js';
 import { csrfField, layout } from './layout.js';
 import type { Notice } from './session.js';
 import type { KindChoice } from './trigger-form.js';
+import { peopleSection, type PersonRow } from './people-view.js';
 import { triggersSection, type TriggerRow } from './triggers-view.js';
 
 /** How MCP clients reach this server: the listener's /mcp, or stdio (the client starts the command). */
@@ -28,8 +29,10 @@ export interface PageModel {
   sandbox: boolean;
   /** Why pop-up sign-in is unavailable, when it is. */
   signInUnavailable?: string;
-  /** Show a sign-out button (the page is behind SWITCHBOARD_HTTP_TOKEN). */
+  /** Show a sign-out button (the page is behind SWITCHBOARD_HTTP_TOKEN, or a person signed in). */
   canLogOut: boolean;
+  /** Team mode, for an admin: everyone who signed in, and what they have. */
+  people?: PersonRow[];
 }
 
 export function integrationsPage(m: PageModel): SafeHtml {
@@ -45,7 +48,8 @@ export function integrationsPage(m: PageModel): SafeHtml {
 ${accountsSection(m)}
 ${addSection(m)}
 ${triggersSection(m)}
-${eventsSection(m.events, m.lastEventId, m.now)}`,
+${eventsSection(m.events, m.lastEventId, m.now)}
+${m.people ? peopleSection(m.people) : ''}`,
   });
 }
 

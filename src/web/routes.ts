@@ -15,6 +15,7 @@ import { field, newNonce, readForm, redirect, requestOrigin, sameOrigin, sendHtm
 import { Sessions, type Notice, type WebSession } from './session.js';
 import { beginInPopup, completeInPopup, oauthProvider, serverSignIn, SIGN_IN_UNAVAILABLE } from './signin.js';
 import { kindChoices } from './trigger-form.js';
+import type { PersonRow } from './people-view.js';
 import type { TriggerRow } from './triggers-view.js';
 
 export type { WebDeps } from './actions.js';
@@ -139,6 +140,7 @@ export function webRoutes(w: WebDeps): Route[] {
           sandbox: w.config.sandbox,
           signInUnavailable: api ? undefined : SIGN_IN_UNAVAILABLE,
           canLogOut: team || sessions.tokenRequired,
+          people: team ? await peopleFor(w, session.owner) : undefined,
         });
         sendHtml(res, 200, nonce, body, view.cookie ? { 'set-cookie': view.cookie } : {});
       },
@@ -258,4 +260,26 @@ function teamProviders(w: WebDeps): Array<{ path: string; title: string }> {
   if (w.config.oauth.github.clientId && w.config.oauth.github.clientSecret) offered.push({ path: `${PAGE_SIGN_IN_PATH}github`, title: 'GitHub' });
   if (w.config.oauth.outlook.clientId) offered.push({ path: `${PAGE_SIGN_IN_PATH}outlook`, title: 'Microsoft' });
   return offered;
+}
+
+/** Everyone on the team and what they have, when the viewer is an admin; undefined for everyone else. */
+async function peopleFor(w: WebDeps, viewer: string | undefined): Promise<PersonRow[] | undefined> {
+  const { store } = w.deps;
+  if (viewer === undefined || (await store.team.users.get(viewer))?.role !== 'admin') return undefined;
+  return Promise.all(
+    (await store.team.users.list()).map(async (u) => {
+      const theirs = store.ownedBy(u.id);
+      const usable = await theirs.accounts.list();
+      return {
+        login: u.login,
+        email: u.email,
+        role: u.role,
+        disabled: u.disabled,
+        lastSeenAt: u.lastSeenAt,
+        accounts: usable.filter((a) => !a.shared).length,
+        shared: usable.filter((a) => a.shared).length,
+        triggers: (await theirs.triggers.list()).length,
+      };
+    }),
+  );
 }

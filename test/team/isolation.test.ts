@@ -189,6 +189,12 @@ describe.each(ADAPTERS)('team isolation on %s', (adapter: Adapter) => {
     expect(await store.events.after(second!.id, { limit: 10 })).toEqual([]);
     const adaPage = await pageSession(server, store, ada.user);
     expect(adaPage.page).toContain(adaAccount.id);
+    // Ada, the first to sign in, is the admin: she sees who has how much, never what; bob, a member, sees no one.
+    expect(ada.user.role).toBe('admin');
+    const people = /<section class="panel" id="people"[\s\S]*?<\/section>/.exec(adaPage.page)![0];
+    expect(people).toMatch(/<td>bob <span class="muted small">bob@contoso.example<\/span><\/td><td>member<\/td><td>active<\/td><td>1<\/td><td>0<\/td><td>0<\/td>/);
+    expect(people).not.toContain('mine');
+    expect(bobPage.page).not.toContain('id="people"');
     expect(await streamed(bobPage)).not.toContain('trigger-event');
     expect(await streamed(adaPage)).toContain('secret plans');
 
