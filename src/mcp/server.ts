@@ -199,7 +199,10 @@ export interface Surface {
    * (the SDK narrows a filter only by capability); undefined when it may be served.
    */
   refuseListen(filter: unknown, owner: string): Promise<RequestError | undefined>;
-  /** Whether the tool of this name changes nothing (annotated readOnlyHint); undefined for an unknown name. */
+  /**
+   * Whether a read-only token may call the tool of this name: it changes nothing (annotated readOnlyHint), or it is
+   * tools_call, which then runs only tools that change nothing. Undefined for an unknown name.
+   */
   readOnlyTool(name: string): Promise<boolean | undefined>;
 }
 
@@ -208,7 +211,9 @@ const readOnlyCaller = (ctx: ServerContext) => {
   const scopes = ctx.http?.authInfo?.scopes;
   return scopes !== undefined && !mayWrite(scopes);
 };
-const isReadOnly = (tool: McpTool) => tool.annotations?.readOnlyHint === true;
+/** tools_call (--tool-mode discover) reaches every tool; for a read-only caller it runs those that change nothing only. */
+const DISCOVERY_CALL = 'tools_call';
+const isReadOnly = (tool: McpTool) => tool.annotations?.readOnlyHint === true || tool.name === DISCOVERY_CALL;
 
 export function createSurface(setup: ServerSetup): Surface {
   const needDeps = () => {
@@ -293,11 +298,12 @@ export function createSurface(setup: ServerSetup): Surface {
 
     server.setRequestHandler('tools/call', async ({ params }, ctx) => {
       const { deps, tool } = await toolNamed(params.name, ownerOf(ctx));
-      if (readOnlyCaller(ctx) && !(await readOnlyTool(params.name))) {
+      const readOnly = readOnlyCaller(ctx);
+      if (readOnly && !(await readOnlyTool(params.name))) {
         return toErrorResult(new InputError(`${params.name} changes something, and this token has scope ${READ_SCOPE} only: sign in again granting scope switchboard.`, 'scope'));
       }
       if (deps.drain?.stopping.aborted) return toErrorResult(new ShutdownError());
-      const call = () => callTool(server, deps, tool, params, ctx);
+      const call = () => callTool(server, readOnly ? { ...deps, readOnly } : deps, tool, params, ctx);
       return deps.drain ? deps.drain.run(call) : call();
     });
 

@@ -49,10 +49,10 @@ async function until(check: () => boolean, what: string, ms = 15_000): Promise<v
   }
 }
 
-async function person(server: TeamServer, store: Store, login: string, email: string): Promise<Person> {
+async function person(server: TeamServer, store: Store, login: string, email: string, scope = 'switchboard'): Promise<Person> {
   const user = await store.team.users.signIn({ provider: 'github', subject: `id-${login}`, login, email });
   const { token, hash } = newPersonalToken();
-  await store.team.tokens.create({ userId: user.id, name: 'isolation', scope: 'switchboard', tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
+  await store.team.tokens.create({ userId: user.id, name: 'isolation', scope, tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
   const headers = { authorization: `Bearer ${token}` };
   const modern = new Client({ name: login, version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await modern.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } }));
@@ -252,5 +252,25 @@ describe.each(ADAPTERS)('team isolation on %s', (adapter: Adapter) => {
     expect(removed.code, removed.stderr).toBe(0);
     expect(await store.triggers.get(triggerId)).toBeUndefined();
     expect(await store.ownedBy('').accounts.find(bot.id)).toBeDefined();
+  }, 120_000);
+
+  it('a read-only token in discover mode calls, through tools_call, only the tools that change nothing, and only its own', async () => {
+    const location = await adapter.location();
+    const store = await openAt(location, { secretKey: 'team test key' });
+    closers.push(() => store.close());
+    const server = await startTeamServer({ sandbox, location, env: { SWITCHBOARD_TOOL_MODE: 'discover' } });
+    closers.push(() => server.close());
+    sandbox.states.github.tokens.add('ghp_reader_token');
+    const reader = await person(server, store, 'reader', 'reader@contoso.example', 'switchboard:read');
+    await store.ownedBy(reader.user.id).accounts.add({ provider: 'github', label: 'work', secret: { kind: 'token', token: 'ghp_reader_token' } });
+    const other = await store.ownedBy('').accounts.add({ provider: 'github', label: 'operator', secret: { kind: 'token', token: 'ghp_reader_token' } });
+    expect((await reader.modern.listTools()).tools.map((t) => t.name).sort()).toEqual(['tools_call', 'tools_describe', 'tools_search']);
+    const read = await call(reader, 'tools_call', { name: 'github_get_repository', arguments: { ...REPO, account: 'work' } });
+    expect(read.isError, text(read)).toBeFalsy();
+    const write = await call(reader, 'tools_call', { name: 'github_create_issue', arguments: { ...REPO, title: 'nope', account: 'work' } });
+    expect(write.isError).toBe(true);
+    expect(text(write)).toMatch(/"github_create_issue" changes things/);
+    const across = await call(reader, 'tools_call', { name: 'github_get_repository', arguments: { ...REPO, account: other.id } });
+    expect(across.isError).toBe(true);
   }, 120_000);
 });
