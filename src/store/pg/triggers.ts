@@ -1,7 +1,7 @@
 import { InputError } from '../../errors.js';
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
-import { FORWARD_WINDOW_MS } from '../triggers.js';
+import { checkRefKey, FORWARD_WINDOW_MS } from '../triggers.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 import { COMMITS_CHANNEL, LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';
 
@@ -82,6 +82,18 @@ export class PgTriggerStore implements TriggerStore {
   async update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void> {
     if (patch.state) await this.sql`UPDATE triggers SET state_json = ${JSON.stringify(patch.state)}::text::json WHERE id = ${id}`;
     if (patch.providerRefs) await this.sql`UPDATE triggers SET provider_refs_json = ${JSON.stringify(patch.providerRefs)}::text::json WHERE id = ${id}`;
+  }
+
+  async note(id: string, note: { set?: Record<string, unknown>; count?: { key: string; by: number } }): Promise<void> {
+    for (const key of [...Object.keys(note.set ?? {}), ...(note.count ? [note.count.key] : [])]) checkRefKey(key);
+    // The row lock makes concurrent notes wait for each other; merging here keeps the JSON's key order (jsonb would sort it).
+    await this.sql.begin(async (tx) => {
+      const [row] = await tx<{ refs: string }[]>`SELECT provider_refs_json AS refs FROM triggers WHERE id = ${id} FOR UPDATE`;
+      if (!row) return;
+      const refs: Record<string, unknown> = { ...JSON.parse(row.refs), ...note.set };
+      if (note.count) refs[note.count.key] = Number(refs[note.count.key] ?? 0) + note.count.by;
+      await tx`UPDATE triggers SET provider_refs_json = ${JSON.stringify(refs)}::text::json WHERE id = ${id}`;
+    });
   }
 
   async commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]> {
