@@ -54,7 +54,7 @@ describe('serve --public-url with an outlook.new_email trigger', () => {
     const publicUrl = `http://127.0.0.1:${port}`;
     server = (await startUntilReady(['serve', '--http', '--port', String(port), '--public-url', publicUrl], env, /"mcp":"http/)).child;
 
-    const added = await runCli(['triggers', 'add', 'outlook.new_email', '--public-url', publicUrl], { env });
+    const added = await runCli(['triggers', 'add', 'outlook.new_email', '--backstop', '600', '--public-url', publicUrl], { env });
     expect(added.code, added.stderr).toBe(0);
     const id = /Created trigger (trg_[0-9a-f]+)/.exec(added.stdout)![1]!;
     expect(added.stdout).toMatch(/subscribes to Graph change notifications/);
@@ -65,6 +65,8 @@ describe('serve --public-url with an outlook.new_email trigger', () => {
       return new RegExp(`^${id}\\s+outlook\\.new_email\\s+\\S+\\s+active\\s+push\\s`, 'm').test(out.stdout) && out;
     }, 'push in triggers list');
     expect(listed.code).toBe(0);
+    const [json] = JSON.parse((await runCli(['triggers', 'list', '--json'], { env })).stdout);
+    expect(json).toMatchObject({ config: { backstop_interval_seconds: 600 }, mode: 'push', mode_reason: expect.stringMatching(/delta poll every 600 s/) });
 
     deliverEmail(sandbox.states.outlook, { subject: 'Straight from Graph', from: { name: 'Dana', address: 'dana@acme.com' } });
     await until(async () => (await store.events.after(0, { triggerIds: [id], limit: 10 })).length > 0, 'the event');
