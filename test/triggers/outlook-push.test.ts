@@ -6,14 +6,11 @@ import { formatTriggers } from '../../src/triggers/commands.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { Runner } from '../../src/triggers/runner.js';
 import { startHarness, type Harness } from '../harness.js';
+import { freshDatabase, type TestDatabase } from '../pg.js';
 
 let h: Harness;
 let runner: Runner | undefined;
 
-beforeAll(async () => {
-  h = await startHarness({ listen: true });
-});
-afterAll(() => h.close());
 beforeEach(() => h.sandbox.servers.outlook.reset());
 afterEach(async () => {
   await runner?.stop();
@@ -77,7 +74,17 @@ async function poll(triggerId: string): Promise<void> {
 
 const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-describe('outlook.new_email with Graph change notifications', () => {
+describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notifications, store on %s', (adapter) => {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = adapter === 'postgres' ? await freshDatabase() : undefined;
+    h = await startHarness({ listen: true, databaseUrl: database?.url });
+  });
+  afterAll(async () => {
+    await h.close();
+    await database?.drop();
+  });
+
   it('subscribes at its first poll after answering the handshake on both URLs; a new email is one event within seconds', async () => {
     await serve();
     const { id, next } = await create();
