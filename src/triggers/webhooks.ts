@@ -39,7 +39,8 @@ export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, r
 
 /**
  * Provider webhooks: the signature is checked on the raw bytes before anything is parsed, every
- * matching trigger's events are committed, and only then does the provider get its 2xx.
+ * matching trigger's events are committed, and only then does the provider get its 2xx. Graph change notifications
+ * (outlook-notifications.ts) carry no signature: their clientState is checked, and what is committed is a poll.
  */
 export function webhookRoutes(deps: WebhookDeps): Route[] {
   const reading = pLimit(BODIES_AT_ONCE);
