@@ -132,8 +132,9 @@ export const triggersCreate = defineTool({
       ctx.deps.surface === 'cli'
         ? `Watch its events with: switchboard events tail --trigger ${trigger.id}`
         : `Read events with events_next {"triggers":["${trigger.id}"]} or subscribe to switchboard://triggers/${trigger.id}/events.`;
+    const modeHint = kind.push && runtime.publicUrl ? ` ${ctx.deps.surface === 'cli' ? 'switchboard triggers list' : 'triggers_list'} shows its mode (push or poll) and why.` : '';
     const next =
-      `${what} ${readEvents}` +
+      `${what}${modeHint} ${readEvents}` +
       (forwardUrl ? ` Each event is also POSTed to ${forwardUrl}; verify X-Switchboard-Signature-256 with forward_secret.` : '');
     return { trigger: await describeTrigger(ctx.deps.store, trigger), next, ...(forwardSecret ? { forward_secret: forwardSecret } : {}) };
   },

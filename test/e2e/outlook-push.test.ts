@@ -57,7 +57,7 @@ describe('serve --public-url with an outlook.new_email trigger', () => {
     const added = await runCli(['triggers', 'add', 'outlook.new_email', '--backstop', '600', '--public-url', publicUrl], { env });
     expect(added.code, added.stderr).toBe(0);
     const id = /Created trigger (trg_[0-9a-f]+)/.exec(added.stdout)![1]!;
-    expect(added.stdout).toMatch(/subscribes to Graph change notifications/);
+    expect(added.stdout).toMatch(/subscribes to Graph change notifications.* switchboard triggers list shows its mode \(push or poll\) and why\./);
 
     const subscription = await until(() => liveSubscriptions(sandbox.states.outlook).find((s) => s.notificationUrl === `${publicUrl}/webhooks/outlook/${id}`), 'the subscription');
     const listed = await until(async () => {

@@ -104,8 +104,7 @@ export const newEmail: TriggerKind = {
       if (!publicUrl) return `Watching ${where} every ${w.pollMs / 1000} s: each new matching email is an event within one poll interval.`;
       return (
         `Watching ${where}: at its first poll a server with the public URL ${publicUrl} subscribes to Graph change notifications, so each new matching email ` +
-        `is an event within seconds, with a delta poll every ${w.backstopMs / 1000} s as a backstop; until then, or if Graph refuses, it polls every ${w.pollMs / 1000} s. ` +
-        'triggers_list shows the mode and why.'
+        `is an event within seconds, with a delta poll every ${w.backstopMs / 1000} s as a backstop; until then, or if Graph refuses, it polls every ${w.pollMs / 1000} s.`
       );
     },
   },
