@@ -7,6 +7,7 @@ import { benchHttpLoad } from './http-load.js';
 import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead.js';
 import { benchPoller } from './poller.js';
+import { benchPush } from './push.js';
 import { benchRevisionLoad } from './revision-load.js';
 import { benchRevisionOverhead } from './revision-overhead.js';
 import { benchStartup } from './startup.js';
@@ -23,6 +24,7 @@ const benches = {
   'revision-load': () => benchRevisionLoad({ clients: 50, seconds: n('BENCH_LOAD_SECONDS', 8) }),
   webhooks: () => benchWebhooks({ perRound: n('BENCH_DELIVERIES', 2000), rounds: n('BENCH_WEBHOOK_ROUNDS', 5) }),
   poller: () => benchPoller(),
+  push: () => benchPush({ pushed: n('BENCH_PUSH_EMAILS', 100), polled: n('BENCH_POLL_EMAILS', 6) }),
   memory: () => benchMemory({ triggers: 1000 }),
   events: () => benchEvents({ events: n('BENCH_EVENTS', 2000) }),
   fanout: () => benchFanout({ events: n('BENCH_FANOUT_EVENTS', 300), rounds: n('BENCH_FANOUT_ROUNDS', 4) }),

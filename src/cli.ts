@@ -22,7 +22,7 @@ function buildProgram(): Command {
     .option('--http', 'serve MCP over Streamable HTTP instead of stdio')
     .option('--host <address>', 'address the HTTP listener binds (default 127.0.0.1)')
     .option('--port <n>', 'port of the HTTP listener (default 8765; 0 for any free port)')
-    .option('--public-url <url>', 'where providers reach this server, for webhook triggers (env SWITCHBOARD_PUBLIC_URL)')
+    .option('--public-url <url>', 'where providers reach this server, for webhook triggers and Graph change notifications (env SWITCHBOARD_PUBLIC_URL)')
     .option('--team', 'with --http and --public-url: people sign in (OAuth) with GitHub or Microsoft, or at SWITCHBOARD_TEAM_ISSUER; SWITCHBOARD_TEAM_ALLOW says who may (env SWITCHBOARD_TEAM=1)')
     .option('--toolsets <list>', 'list only these connectors\' tools: outlook,sales,github,vercel')
     .option('--tools <list>', 'list only these tools: names or globs, such as github_*,outlook_send_email')
@@ -295,8 +295,9 @@ function triggersCommand(triggers: Command): void {
     .option('--filter <filter>', 'outlook.new_email: e.g. \'from:*@acme.com AND subject:"invoice"\'')
     .option('--folder <folder>', 'outlook.new_email: folder id or well-known name (default inbox)')
     .option('--interval <seconds>', 'polled kinds: seconds between polls (at least 10; default 60)')
+    .option('--backstop <seconds>', 'outlook.new_email with Graph change notifications: seconds between backstop delta polls (at least 10; default 900)')
     .option('--forward-url <url>', 'also POST each event, signed, to this URL')
-    .option('--public-url <url>', 'where providers reach the running server, for webhook kinds (env SWITCHBOARD_PUBLIC_URL)')
+    .option('--public-url <url>', 'where providers reach the running server, for webhook kinds and Graph change notifications (env SWITCHBOARD_PUBLIC_URL)')
     .option('--config <json>', 'the kind\'s config as a JSON object, e.g. \'{"repo":"owner/name"}\'')
     .option('--json', 'print the created trigger as JSON')
     .addHelpText('after', examples("switchboard triggers add outlook.new_email --filter 'from:*@acme.com AND subject:\"invoice\"'", 'switchboard triggers add github.new_issue --config \'{"repo":"octo/hello"}\'', 'switchboard triggers add outlook.new_email --sandbox --interval 10'))
@@ -310,9 +311,20 @@ function triggersCommand(triggers: Command): void {
         }
         if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new InputError('--config must be a JSON object, e.g. \'{"folder":"inbox"}\'.', 'config');
       }
-      const interval = opts.interval === undefined ? undefined : Number(opts.interval);
-      if (interval !== undefined && !Number.isInteger(interval)) throw new InputError(`--interval must be a whole number of seconds, not "${opts.interval}".`, 'interval');
-      const cfg = { ...extra, ...(opts.filter ? { filter: opts.filter } : {}), ...(opts.folder ? { folder: opts.folder } : {}), ...(interval !== undefined ? { poll_interval_seconds: interval } : {}) };
+      const seconds = (flag: 'interval' | 'backstop') => {
+        const value = opts[flag] === undefined ? undefined : Number(opts[flag]);
+        if (value !== undefined && !Number.isInteger(value)) throw new InputError(`--${flag} must be a whole number of seconds, not "${opts[flag]}".`, flag);
+        return value;
+      };
+      const interval = seconds('interval');
+      const backstop = seconds('backstop');
+      const cfg = {
+        ...extra,
+        ...(opts.filter ? { filter: opts.filter } : {}),
+        ...(opts.folder ? { folder: opts.folder } : {}),
+        ...(interval !== undefined ? { poll_interval_seconds: interval } : {}),
+        ...(backstop !== undefined ? { backstop_interval_seconds: backstop } : {}),
+      };
       const { runTriggerTool } = await import('./triggers/commands.js');
       await withConfig(opts, async (config) => {
         const result = (await runTriggerTool(config, 'create', {

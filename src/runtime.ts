@@ -120,10 +120,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             allowPrivate: config.forwardAllowPrivate,
           })
         : undefined;
+    const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, publicUrl: config.http.publicUrl });
     const listenerOptions = {
       routes: [
         ...(team?.routes ?? []),
-        ...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger, groupCommit: config.webhookGroupCommit }),
+        ...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger, groupCommit: config.webhookGroupCommit, requestPoll: (id) => runner.requestPoll(id) }),
         ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger }),
       ],
       host: config.http.host,
@@ -135,7 +136,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     };
     checkStillWanted();
 
-    const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger });
     const mcp = options.mcp;
     if (mcp) {
       const http = await startHttpListener({ ...listenerOptions, mcp: mcp(deps), team });

@@ -32,6 +32,51 @@ export interface TriggerKind {
   webhook?: WebhookSource;
   /** Provider-side set-up and removal (webhooks), when the kind needs any. */
   provider?: ProviderSetup;
+  /** Polled sources the provider can also notify (Graph change notifications): the poll keeps the subscription. */
+  push?: PushSource;
+  /** How events reach Switchboard, when that depends on more than whether the kind has a webhook. */
+  modeOf?(trigger: Trigger, account: Account | undefined): TriggerMode;
+}
+
+/** How a trigger's events reach Switchboard, as triggers_list shows it. */
+export interface TriggerMode {
+  /** push: the provider tells Switchboard; poll: Switchboard asks on a timer; paused: neither until the account is reconnected. */
+  mode: 'push' | 'poll' | 'paused';
+  /** Why this mode, and what keeps it going; null when there is nothing to say. */
+  reason: string | null;
+  /** Notifications refused because they did not prove they came from the provider. */
+  refused?: number;
+}
+
+/** How long a provider subscription lives and when it is renewed; tests shorten them. */
+export interface PushTiming {
+  /** The lifetime asked for on each subscribe and renewal. */
+  lifetimeMs: number;
+  /** Renew once less than this remains. */
+  renewBeforeMs: number;
+  /** After the provider refused a subscription, ask again after this long. */
+  retryMs: number;
+}
+
+export interface PushContext extends PollContext {
+  store: Store;
+  /** Where providers reach this server; without it the source polls only (and removes a subscription it had). */
+  publicUrl?: string;
+  /** The state the poll has just produced, to build on. */
+  state: Record<string, unknown>;
+  /** The poll before this one failed (an account to reconnect, an outage): a subscription may have lapsed meanwhile. */
+  recovering: boolean;
+  timing?: Partial<PushTiming>;
+}
+
+/** A provider subscription kept by the trigger's own poll, in the claim that poll holds: one instance at a time. */
+export interface PushSource {
+  /** Runs after each successful poll: subscribes, renews, re-creates or removes. Never throws: a failure is the state's reason. */
+  maintain(ctx: PushContext): Promise<{ state: Record<string, unknown>; nextPollMs: number }>;
+  /** Runs when the trigger is deleted: removes its subscription at the provider. */
+  teardown(ctx: { trigger: Trigger; account: Account; api: Api; store: Store }): Promise<void>;
+  /** What happens next, said when the trigger is created. */
+  next(config: Record<string, unknown>, account: Account, publicUrl: string | undefined): string;
 }
 
 export const DEFAULT_POLL_INTERVAL_S = 60;

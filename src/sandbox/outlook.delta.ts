@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { GraphMessage, OutlookState } from './outlook.js';
 import { buildMessage, mailbox, renderMessage, resolveFolder } from './outlook.mail.js';
 import { GraphError, applySelect, graphError } from './outlook.query.js';
+import { messageCreated } from './outlook.subscriptions.js';
 import type { Routes, SandboxRequest, SandboxResponse } from './server.js';
 import { header, isObject, originOf, queryParam } from './util.js';
 
@@ -148,5 +149,6 @@ export function deliverEmail(
   });
   state.attachments[message.id]?.forEach((a, i) => (a.size = input.attachments![i]!.size));
   state.messages.push(message);
+  messageCreated(state, state.user.id, message);
   return message;
 }

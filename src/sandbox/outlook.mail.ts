@@ -17,6 +17,7 @@ import {
   type Recipient,
 } from './outlook.query.js';
 import { hexId, isObject, originOf } from './util.js';
+import { messageCreated } from './outlook.subscriptions.js';
 
 /**
  * Graph mail: messages (list, get, update, delete, send, reply, forward, move, copy) and attachments, under
@@ -213,9 +214,13 @@ function submit(state: OutlookState, box: Box, draft: Omit<NewMessage, 'folderId
   const me = box.address;
   const all = [...(draft.toRecipients ?? []), ...(draft.ccRecipients ?? []), ...(draft.bccRecipients ?? [])];
   if (all.length === 0) throw new GraphError(400, 'ErrorInvalidRecipients', 'At least one recipient is required, but none were found.');
-  if (save) box.messages.push(buildMessage(state, { ...draft, from: me, folderId: box.wellKnownFolders.sentitems!, isRead: true }));
+  const add = (m: GraphMessage) => {
+    box.messages.push(m);
+    messageCreated(state, box.id, m);
+  };
+  if (save) add(buildMessage(state, { ...draft, from: me, folderId: box.wellKnownFolders.sentitems!, isRead: true }));
   if (all.some((r) => r.emailAddress.address.toLowerCase() === me.address.toLowerCase())) {
-    box.messages.push(buildMessage(state, { ...draft, from: me, folderId: box.wellKnownFolders.inbox!, isRead: false }));
+    add(buildMessage(state, { ...draft, from: me, folderId: box.wellKnownFolders.inbox!, isRead: false }));
   }
 }
 
@@ -334,5 +339,6 @@ function copyOrMove(req: SandboxRequest, state: OutlookState, box: Box, move: bo
     box.messages.splice(box.messages.indexOf(m), 1, copy);
     delete state.attachments[m.id];
   } else box.messages.push(copy);
+  messageCreated(state, box.id, copy);
   return getOne(req, state, copy, 201);
 }

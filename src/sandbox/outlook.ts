@@ -6,6 +6,7 @@ import { FOLDERS, MAILBOXES, MESSAGES, USER, type MessageSeed } from './outlook.
 import { folderRoutes } from './outlook.folders.js';
 import { buildMessage, mailRoutes } from './outlook.mail.js';
 import { GraphError, graphError, nextGraphId, wantsTextBody, type Person, type Recipient } from './outlook.query.js';
+import { subscriptionControlRoutes, subscriptionRoutes } from './outlook.subscriptions.js';
 import { hexId, withMiddleware } from './util.js';
 
 /** Microsoft Graph v1.0 stand-in: state and auth here; mail in outlook.mail.ts and outlook.folders.ts, calendar and contacts in outlook.calendar.ts. */
@@ -151,7 +152,7 @@ const echoRoute: Routes = { 'GET /_sandbox/echo': (req) => ({ status: 200, body:
 
 /** The route table, every path under /v1.0 (the connector's base URL is `<url>/v1.0`). */
 export function outlookRoutes(state: OutlookState): Routes {
-  const routes = withPersonalAccount(state, { ...mailRoutes(state), ...folderRoutes(state), ...calendarRoutes(state), ...deltaRoutes(state), ...echoRoute });
+  const routes = withPersonalAccount(state, { ...mailRoutes(state), ...folderRoutes(state), ...calendarRoutes(state), ...deltaRoutes(state), ...subscriptionRoutes(state), ...echoRoute });
   const prefixed = Object.fromEntries(Object.entries(routes).map(([key, handler]) => [key.replace(' /', ' /v1.0/'), handler]));
   const graph = withMiddleware(prefixed, async (req, next) => {
     const requestId = String(req.headers['client-request-id'] ?? '') || hexId(String(Math.random()), 32);
@@ -172,7 +173,7 @@ export function outlookRoutes(state: OutlookState): Routes {
     }
     return { ...res, headers: { ...common, ...res.headers } };
   });
-  return { ...graph, ...controlRoutes(state) };
+  return { ...graph, ...controlRoutes(state), ...subscriptionControlRoutes(state) };
 }
 
 /** The route table (same as outlookRoutes). */

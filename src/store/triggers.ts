@@ -6,6 +6,11 @@ import { TRIGGER_RUNS } from './work.js';
 import { toTrigger, type TriggerRow } from './rows.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from './types.js';
 
+/** Keys a note may name: plain identifiers, so they are safe inside a JSON path. */
+export function checkRefKey(key: string): void {
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key)) throw new Error(`providerRefs key "${key}" must be a plain identifier`);
+}
+
 /** Forwarding is retried for this long after an event was committed. */
 export const FORWARD_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -103,6 +108,23 @@ export class SqliteTriggerStore implements TriggerStore {
   async update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void> {
     if (patch.state) this.db.prepare(`UPDATE triggers SET state_json = ? WHERE id = ? AND ${OWN}`).run(JSON.stringify(patch.state), id, this.scope);
     if (patch.providerRefs) this.db.prepare(`UPDATE triggers SET provider_refs_json = ? WHERE id = ? AND ${OWN}`).run(JSON.stringify(patch.providerRefs), id, this.scope);
+  }
+
+  async note(id: string, note: { set?: Record<string, unknown>; count?: { key: string; by: number } }): Promise<void> {
+    const set = Object.entries(note.set ?? {});
+    for (const key of [...set.map(([k]) => k), ...(note.count ? [note.count.key] : [])]) checkRefKey(key);
+    this.db.transaction(() => {
+      if (set.length) {
+        const paths = set.map(() => '?, json(?)').join(', ');
+        this.db.prepare(`UPDATE triggers SET provider_refs_json = json_set(provider_refs_json, ${paths}) WHERE id = ? AND ${OWN}`).run(...set.flatMap(([k, v]) => [`$.${k}`, JSON.stringify(v)]), id, this.scope);
+      }
+      if (note.count) {
+        const path = `$.${note.count.key}`;
+        this.db
+          .prepare(`UPDATE triggers SET provider_refs_json = json_set(provider_refs_json, ?, COALESCE(json_extract(provider_refs_json, ?), 0) + ?) WHERE id = ? AND ${OWN}`)
+          .run(path, path, note.count.by, id, this.scope);
+      }
+    }).immediate();
   }
 
   async commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]> {

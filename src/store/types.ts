@@ -246,6 +246,8 @@ export interface TriggerSecrets {
   /** The webhook secret this one replaced, still accepted until `previousWebhookUntil` (ISO time). */
   previousWebhook?: string;
   previousWebhookUntil?: string;
+  /** Sent with a Graph subscription and echoed in each of its notifications, which proves they come from Graph. */
+  clientState?: string;
 }
 
 /** A new trigger id, for a trigger whose set-up needs its id before it is stored (a webhook URL names it). */
@@ -308,6 +310,12 @@ export interface TriggerStore {
   /** Replaces the trigger's secrets (a webhook secret given after creation). */
   setSecrets(id: string, secrets: TriggerSecrets): Promise<void>;
   update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void>;
+  /**
+   * Notes what a provider's notification said in the trigger's providerRefs, in one statement, so notes made by
+   * several instances at once all land: `set` replaces those top-level keys, `count` adds `by` to a top-level counter.
+   * A poll never writes providerRefs, so a note made while one runs is kept.
+   */
+  note(id: string, note: { set?: Record<string, unknown>; count?: { key: string; by: number } }): Promise<void>;
   /** Appends the new events (a dedupe key seen before for the trigger is ignored) and the state, atomically. */
   commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]>;
   /**

@@ -65,8 +65,11 @@ export async function replaceWebhookSecret(store: Store, triggerId: string, secr
 
 export function formatTriggers(triggers: Array<Record<string, any>>): string {
   if (triggers.length === 0) return 'No triggers. Add one with: switchboard triggers add outlook.new_email [--filter "from:*@acme.com"]';
-  const rows = triggers.map((t) => [t.id, t.kind, t.account, t.status, String(t.fired), String(t.skipped), String(t.errors), t.last_event_at ?? '-']);
-  const header = ['ID', 'KIND', 'ACCOUNT', 'STATUS', 'FIRED', 'SKIPPED', 'ERRORS', 'LAST EVENT'];
+  const rows = triggers.map((t) => [t.id, t.kind, t.account, t.status, t.mode, String(t.fired), String(t.skipped), String(t.errors), t.last_event_at ?? '-']);
+  const header = ['ID', 'KIND', 'ACCOUNT', 'STATUS', 'MODE', 'FIRED', 'SKIPPED', 'ERRORS', 'LAST EVENT'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [header, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  const table = [header, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  // Why a trigger polls when it could be pushed (or is paused), under the table: too long for a column.
+  const reasons = triggers.filter((t) => t.mode_reason && t.mode !== 'push').map((t) => `${t.id}: ${t.mode_reason}`);
+  return [...table, ...(reasons.length ? ['', ...reasons] : [])].join('\n');
 }

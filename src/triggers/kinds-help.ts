@@ -13,7 +13,7 @@ export interface KindHelp {
   kind: string;
   provider: Provider;
   description: string;
-  delivery: 'poll' | 'webhook' | 'webhook or poll';
+  delivery: 'poll' | 'webhook' | 'webhook or poll' | 'poll, or push with a public URL';
   config: KindField[];
 }
 
@@ -35,7 +35,7 @@ export function describeKinds(provider?: Provider): KindHelp[] {
         kind: k.kind,
         provider: k.connector,
         description: k.description,
-        delivery: k.webhook && k.poll ? 'webhook or poll' : k.webhook ? 'webhook' : 'poll',
+        delivery: k.push ? 'poll, or push with a public URL' : k.webhook && k.poll ? 'webhook or poll' : k.webhook ? 'webhook' : 'poll',
         config: Object.entries(schema.properties ?? {}).map(([name, field]) => ({
           name,
           type: typeName(field),

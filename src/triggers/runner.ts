@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Dispatcher } from 'undici';
 import { CONNECTORS } from '../connectors/index.js';
-import type { TriggerKind } from '../contracts/triggers.js';
+import type { PushTiming, TriggerKind } from '../contracts/triggers.js';
 import { ProviderError } from '../errors.js';
 import { readingAnswers } from '../http/client.js';
 import type { Logger } from '../log.js';
@@ -22,6 +22,10 @@ export interface RunnerOptions {
   claimTtlMs?: number;
   tickMs?: number;
   forward?: Partial<ForwardOptions>;
+  /** Where providers reach this server: kinds that can be notified subscribe to their provider's notifications. */
+  publicUrl?: string;
+  /** Subscription lifetime and renewal; tests shorten them. */
+  pushTiming?: Partial<PushTiming>;
 }
 
 /** Polls one process runs at once; more due ones wait for a free slot or another process. */
@@ -71,10 +75,13 @@ export class Runner {
 
   /** Makes the trigger's poll due now, for whichever process claims it first (a new trigger, or one asked to poll). */
   pollSoon(triggerId: string): void {
-    void this.o.store.work.pollSoon(triggerId).then(
-      () => this.timer && void this.tick(),
-      (error: Error) => this.o.logger.warn('could not ask for a poll', { trigger: triggerId, message: error.message }),
-    );
+    this.requestPoll(triggerId).catch((error: Error) => this.o.logger.warn('could not ask for a poll', { trigger: triggerId, message: error.message }));
+  }
+
+  /** pollSoon that resolves once the request is stored (a provider's notification is acknowledged only then). */
+  async requestPoll(triggerId: string): Promise<void> {
+    await this.o.store.work.pollSoon(triggerId);
+    if (this.timer) void this.tick();
   }
 
   private async tick(): Promise<void> {
@@ -128,9 +135,17 @@ export class Runner {
       const { account, secret } = await this.o.store.accounts.resolve(kind.connector, trigger.accountId);
       const api = CONNECTORS[kind.connector].api(account, secret, this.o.deps);
       const result = await readingAnswers(api, () => kind.poll!.run({ trigger, account, api, now: Date.now() }));
+      let state = result.state;
+      if (kind.push) {
+        const recovering = trigger.lastError !== null;
+        const context = { trigger, account, api, now: Date.now(), store: this.o.store, publicUrl: this.o.publicUrl, state, recovering, timing: this.o.pushTiming };
+        const kept = await kind.push.maintain(context);
+        state = kept.state;
+        delay = Math.round(kept.nextPollMs * (0.9 + Math.random() * 0.2));
+      }
       const added = await this.o.store.triggers.commit(trigger.id, {
         events: result.events,
-        state: result.state,
+        state,
         skipped: result.skipped?.length ?? 0,
         error: trigger.lastError ? null : undefined,
       });

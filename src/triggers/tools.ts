@@ -3,8 +3,8 @@ import * as z from 'zod/v4';
 import { CONNECTORS } from '../connectors/index.js';
 import { InputError } from '../errors.js';
 import { readingAnswers } from '../http/client.js';
-import { newTriggerId, type Store, type Trigger } from '../store/types.js';
-import type { TriggerRuntime } from '../contracts/triggers.js';
+import { newTriggerId, type Account, type Store, type Trigger } from '../store/types.js';
+import type { TriggerMode, TriggerRuntime } from '../contracts/triggers.js';
 import { defineTool, parseInput, type CallContext } from '../tool.js';
 import { eventJson } from './forward.js';
 import { checkForwardUrl } from './forward-guard.js';
@@ -31,10 +31,20 @@ const triggerShape = z.object({
   last_event_at: z.string().nullable(),
   last_error: z.string().nullable(),
   created_at: z.string(),
+  mode: z.enum(['push', 'poll', 'paused']).describe('push: the provider notifies; poll: checked on a timer'),
+  mode_reason: z.string().nullable(),
+  refused_notifications: z.number().int().optional().describe('wrong clientState'),
 });
+
+/** How a trigger's events arrive: the kind says, else a webhook kind is pushed and any other polled. */
+function modeOf(t: Trigger, account: Account | undefined): TriggerMode {
+  const kind = TRIGGER_KINDS.get(t.kind);
+  return kind?.modeOf?.(t, account) ?? { mode: kind?.webhook ? 'push' : 'poll', reason: null };
+}
 
 async function describeTrigger(store: Store, t: Trigger): Promise<z.input<typeof triggerShape>> {
   const account = await store.accounts.find(t.accountId);
+  const mode = modeOf(t, account);
   return {
     id: t.id,
     kind: t.kind,
@@ -48,6 +58,9 @@ async function describeTrigger(store: Store, t: Trigger): Promise<z.input<typeof
     last_event_at: t.lastEventAt,
     last_error: t.lastError,
     created_at: t.createdAt,
+    mode: mode.mode,
+    mode_reason: mode.reason,
+    ...(mode.refused !== undefined ? { refused_notifications: mode.refused } : {}),
   };
 }
 
@@ -111,15 +124,17 @@ export const triggersCreate = defineTool({
     } finally {
       await setup?.settle?.();
     }
-    const what = setup
-      ? setup.next
-      : `Watching ${String(config.folder ?? 'inbox')} of ${account.label} every ${Math.round(kind.poll!.intervalMs(config) / 1000)} s: each new matching email is an event within one poll interval.`;
+    const what =
+      setup?.next ??
+      kind.push?.next(config, account, runtime.publicUrl) ??
+      `Watching ${account.label} every ${Math.round(kind.poll!.intervalMs(config) / 1000)} s: each new event is seen within one poll interval.`;
     const readEvents =
       ctx.deps.surface === 'cli'
         ? `Watch its events with: switchboard events tail --trigger ${trigger.id}`
         : `Read events with events_next {"triggers":["${trigger.id}"]} or subscribe to switchboard://triggers/${trigger.id}/events.`;
+    const modeHint = kind.push && runtime.publicUrl ? ` ${ctx.deps.surface === 'cli' ? 'switchboard triggers list' : 'triggers_list'} shows its mode (push or poll) and why.` : '';
     const next =
-      `${what} ${readEvents}` +
+      `${what}${modeHint} ${readEvents}` +
       (forwardUrl ? ` Each event is also POSTed to ${forwardUrl}; verify X-Switchboard-Signature-256 with forward_secret.` : '');
     return { trigger: await describeTrigger(ctx.deps.store, trigger), next, ...(forwardSecret ? { forward_secret: forwardSecret } : {}) };
   },
@@ -159,13 +174,16 @@ export const triggersDelete = defineTool({
     if (!trigger) throw new InputError(`No trigger "${id}"; triggers_list shows the triggers.`, 'id');
     const kind = runtimeOf(ctx).kinds.get(trigger.kind);
     let note: string | undefined;
-    if (kind?.provider?.teardown) {
+    const teardown = kind?.provider?.teardown ?? kind?.push?.teardown;
+    if (kind && teardown) {
       try {
         const { account, secret } = await ctx.deps.store.accounts.resolve(kind.connector, trigger.accountId);
         const api = CONNECTORS[kind.connector].api(account, secret, ctx.deps, ctx.signal);
-        await readingAnswers(api, () => kind.provider!.teardown!({ trigger, account, api, store: ctx.deps.store }));
+        await readingAnswers(api, () => teardown({ trigger, account, api, store: ctx.deps.store }));
       } catch (error) {
-        note = `The trigger is deleted, but its provider-side webhook could not be removed: ${(error as Error).message} Remove it in the provider's settings.`;
+        note = kind.push
+          ? `The trigger is deleted, but its Graph subscription could not be removed: ${(error as Error).message} It expires within three days; until then its notifications are refused.`
+          : `The trigger is deleted, but its provider-side webhook could not be removed: ${(error as Error).message} Remove it in the provider's settings.`;
       }
     }
     await ctx.deps.store.triggers.remove(id);

@@ -6,6 +6,7 @@ import { header, readBody, type Route } from '../http/incoming.js';
 import type { CommitInput, Store, Trigger, TriggerEvent } from '../store/types.js';
 import type { EventLog } from './event-log.js';
 import { GroupCommit } from './group-commit.js';
+import { outlookNotificationRoutes } from './outlook-notifications.js';
 import type { TriggerKind, WebhookDelivery } from '../contracts/triggers.js';
 
 /** GitHub sends at most 25 MB; anything larger is not a delivery. */
@@ -20,6 +21,8 @@ export interface WebhookDeps {
   logger: Logger;
   /** Deliveries arriving together share one read of their hook and one transaction (true unless false); false: each has its own, for comparison. */
   groupCommit?: boolean;
+  /** Stores that a trigger needs a poll, and starts it when this process runs the runner; the store's pollSoon if absent. */
+  requestPoll?: (triggerId: string) => Promise<void>;
 }
 
 type Commit = (triggerId: string, input: CommitInput) => Promise<TriggerEvent[]>;
@@ -36,7 +39,8 @@ export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, r
 
 /**
  * Provider webhooks: the signature is checked on the raw bytes before anything is parsed, every
- * matching trigger's events are committed, and only then does the provider get its 2xx.
+ * matching trigger's events are committed, and only then does the provider get its 2xx. Graph change notifications
+ * (outlook-notifications.ts) carry no signature: their clientState is checked, and what is committed is a poll.
  */
 export function webhookRoutes(deps: WebhookDeps): Route[] {
   const reading = pLimit(BODIES_AT_ONCE);
@@ -52,6 +56,7 @@ export function webhookRoutes(deps: WebhookDeps): Route[] {
   return [
     { method: 'POST', path: '/webhooks/github/', public: true, handle: (req, res, url) => github(intake, req, res, url) },
     { method: 'POST', path: '/webhooks/vercel/', public: true, handle: (req, res, url) => vercel(intake, req, res, url) },
+    ...outlookNotificationRoutes({ ...deps, read, requestPoll: deps.requestPoll ?? ((id) => deps.store.work.pollSoon(id)) }),
   ];
 }
 

@@ -19,6 +19,8 @@ export interface TriggerRow {
   errors: number;
   last_event_at: string | null;
   last_error: string | null;
+  mode: string;
+  mode_reason: string | null;
 }
 
 interface Model {
@@ -55,6 +57,7 @@ function triggerRow(t: TriggerRow, m: Model, title: string | undefined): SafeHtm
 <dl class="facts">
 <div><dt>Account</dt><dd>${t.account}</dd></div>
 <div><dt>Id</dt><dd><code>${t.id}</code></dd></div>
+<div><dt>Mode</dt><dd>${t.mode}</dd></div>
 <div><dt>Fired</dt><dd class="fired">${t.fired}</dd></div>
 <div><dt>Skipped</dt><dd>${t.skipped}</dd></div>
 <div><dt>Errors</dt><dd>${t.errors}</dd></div>
@@ -66,6 +69,7 @@ ${
     : html`<p class="small muted">Default settings.</p>`
 }
 ${t.forward_url ? html`<p class="small muted">Also forwarded to ${originOf(t.forward_url)}</p>` : ''}
+${t.mode_reason ? html`<p class="small muted">${t.mode_reason}</p>` : ''}
 ${t.last_error ? html`<p class="small status-failing">Last error: ${t.last_error}</p>` : ''}
 </div>
 <div class="actions">

@@ -7,11 +7,15 @@ import { answerBody, type Definition, type Operation } from './check.js';
 /**
  * Microsoft Graph v1.0 as its TypeScript SDK describes it. @microsoft/msgraph-sdk-users has one request builder per
  * path under /users/{user-id} (a folder per segment, 'item' for an id) naming, per method, its URI template, the
- * model of the answer and of the body; @microsoft/msgraph-sdk holds the models as generated deserializers: for each
- * JSON property of a model, the reader of its type. Checking a body walks it with those readers.
+ * model of the answer and of the body, and @microsoft/msgraph-sdk-subscriptions the same under /subscriptions;
+ * @microsoft/msgraph-sdk holds the models as generated deserializers: for each JSON property of a model, the reader
+ * of its type. Checking a body walks it with those readers.
  */
 const require = createRequire(import.meta.url);
-const USERS = dirname(require.resolve('@microsoft/msgraph-sdk-users/package.json'));
+const PACKAGES: Record<string, string> = {
+  users: dirname(require.resolve('@microsoft/msgraph-sdk-users/package.json')),
+  subscriptions: dirname(require.resolve('@microsoft/msgraph-sdk-subscriptions/package.json')),
+};
 const GRAPH = dirname(require.resolve('@microsoft/msgraph-sdk/package.json'));
 
 type Factory = (node: unknown) => (into: object) => Record<string, (node: CheckNode) => void>;
@@ -29,7 +33,7 @@ export async function graphDefinition(): Promise<Definition> {
 
   const builderAt = async (folder: string) => {
     if (!builders.has(folder)) {
-      const file = join(USERS, folder, 'index.js');
+      const file = join(PACKAGES[folder.split('/')[0]!]!, folder, 'index.js');
       if (!existsSync(file)) builders.set(folder, null);
       else {
         const module = await import(file);
@@ -90,12 +94,13 @@ export async function graphDefinition(): Promise<Definition> {
 /** The request builder folder of a Graph path, e.g. /v1.0/me/messages/AAMk/move → users/item/messages/item/move. */
 function folderOf(path: string): string | undefined {
   const segments = path.replace(/^\/v1\.0/, '').replace(/^\/me(?=\/|$)/, '/users/me').split('/').filter(Boolean);
-  if (segments[0] !== 'users') return undefined;
-  let folder = 'users';
+  const root = PACKAGES[segments[0] ?? ''];
+  if (!root) return undefined;
+  let folder = segments[0]!;
   for (const segment of segments.slice(1)) {
     const literal = decodeURIComponent(segment).replace(/^microsoft\.graph\./, '').replace(/\(\)$/, '');
-    if (/^[A-Za-z]+$/.test(literal) && existsSync(join(USERS, folder, literal))) folder = `${folder}/${literal}`;
-    else if (existsSync(join(USERS, folder, 'item'))) folder = `${folder}/item`;
+    if (/^[A-Za-z]+$/.test(literal) && existsSync(join(root, folder, literal))) folder = `${folder}/${literal}`;
+    else if (existsSync(join(root, folder, 'item'))) folder = `${folder}/item`;
     else return undefined;
   }
   return folder;

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutlookState, outlookRoutes, SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { startHarness, type Harness } from '../harness.js';
@@ -11,6 +13,9 @@ const EXEMPT: Record<string, string> = {
   'GET /v1.0/_sandbox/echo': "the sandbox's own debugging route",
   'POST /_sandbox/outlook/deliver': "the sandbox's own control: an email arrives",
   'POST /_sandbox/outlook/expire-delta': "the sandbox's own control: delta tokens expire",
+  'POST /_sandbox/outlook/subscriptions/:id/lifecycle': "the sandbox's own control: Graph sends a lifecycle notification",
+  'POST /_sandbox/outlook/drop-notifications': "the sandbox's own control: change notifications are lost",
+  'GET /_sandbox/outlook/subscriptions': "the sandbox's own control: what was posted for each subscription",
 };
 const SUPPORT = 'support@contoso.example';
 const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
@@ -34,6 +39,7 @@ beforeAll(async () => {
   h = await startHarness();
   await driveTools();
   for (const mailbox of ['/me', `/users/${encodeURIComponent(SUPPORT)}`]) await driveRest(mailbox);
+  await driveSubscriptions();
   definition = await graphDefinition();
   report = await checkExchanges(definition, h.sandbox.servers.outlook.exchanges, EXEMPT);
   console.log(summary('Outlook (Graph)', report, Object.keys(outlookRoutes(createOutlookState())).length));
@@ -73,6 +79,37 @@ async function driveTools() {
   await h.ok('outlook_list_contacts', { limit: 2 });
   const trigger = await h.ok('triggers_create', { kind: 'outlook.new_email', config: {} });
   await h.ok('triggers_delete', { id: trigger.trigger.id });
+}
+
+/** Subscriptions need an endpoint that passes Graph's validation: one on loopback that echoes the token. */
+async function driveSubscriptions() {
+  const endpoint = createServer((req, res) => {
+    const token = new URL(req.url!, 'http://x').searchParams.get('validationToken');
+    req.resume();
+    res.writeHead(token === null ? 202 : 200, { 'content-type': 'text/plain' }).end(token ?? '');
+  });
+  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}`;
+  try {
+    const body = (resource: string) => ({
+      changeType: 'created',
+      notificationUrl: `${url}/n`,
+      lifecycleNotificationUrl: `${url}/l`,
+      resource,
+      expirationDateTime: new Date(Date.now() + 3_600_000).toISOString(),
+      clientState: 'contract',
+    });
+    const made = await graph('POST', '/subscriptions', body("me/mailFolders('inbox')/messages"));
+    await graph('POST', '/subscriptions', body("users/nobody@contoso.example/mailFolders('inbox')/messages"));
+    await graph('GET', '/subscriptions');
+    await graph('GET', `/subscriptions/${made.id}`);
+    await graph('PATCH', `/subscriptions/${made.id}`, { expirationDateTime: new Date(Date.now() + 7_200_000).toISOString() });
+    await graph('POST', `/subscriptions/${made.id}/reauthorize`);
+    await graph('DELETE', `/subscriptions/${made.id}`);
+    await graph('GET', `/subscriptions/${made.id}`);
+  } finally {
+    await new Promise((resolve) => endpoint.close(resolve));
+  }
 }
 
 async function driveRest(box: string) {

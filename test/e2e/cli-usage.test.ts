@@ -29,7 +29,7 @@ const COMMANDS: Array<{ path: string[]; flags: string[] }> = [
   { path: ['accounts', 'remove'], flags: ['--sandbox'] },
   { path: ['triggers', 'kinds'], flags: ['--json'] },
   { path: ['triggers', 'list'], flags: ['--json'] },
-  { path: ['triggers', 'add'], flags: ['--account', '--filter', '--folder', '--interval', '--forward-url', '--config'] },
+  { path: ['triggers', 'add'], flags: ['--account', '--filter', '--folder', '--interval', '--backstop', '--forward-url', '--config'] },
   { path: ['triggers', 'remove'], flags: ['--sandbox'] },
   { path: ['triggers', 'secret'], flags: ['--secret-stdin'] },
   { path: ['events', 'tail'], flags: ['--trigger', '--json', '--exec', '--consumer', '--max-attempts'] },

@@ -51,6 +51,20 @@ describe.each(ADAPTERS)('triggers and events on $name', (adapter) => {
       expect(after.lastEventAt).not.toBeNull();
     });
 
+    it('notes in providerRefs key by key, counting every note from several connections, beside the state a poll commits', async () => {
+      const t = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {}, providerRefs: { hookId: 'hk_1' } });
+      const other = await openAt(location, { secretKey: 'k' });
+      await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? store : other).triggers.note(t.id, { count: { key: 'refusedNotifications', by: 1 } })));
+      await store.triggers.note(t.id, { set: { lifecycle: { event: 'missed', id: 'n1' } }, count: { key: 'refusedNotifications', by: 2 } });
+      await store.triggers.commit(t.id, { events: [], state: { deltaLink: 'd1' } });
+      await other.triggers.note(t.id, { set: { lifecycle: { event: 'subscriptionRemoved', id: 'n2' } } });
+      expect(await store.triggers.get(t.id)).toMatchObject({
+        providerRefs: { hookId: 'hk_1', refusedNotifications: 22, lifecycle: { event: 'subscriptionRemoved', id: 'n2' } },
+        state: { deltaLink: 'd1' },
+      });
+      await expect(store.triggers.note(t.id, { set: { 'a.b': 1 } })).rejects.toThrow(/plain identifier/);
+    });
+
     it('records and clears errors', async () => {
       const t = await store.triggers.create({ kind: 'outlook.new_email', accountId, config: {} });
       await store.triggers.commit(t.id, { events: [], error: 'Graph answered 503' });

@@ -172,7 +172,7 @@ describe('the trigger form', () => {
     const accountGroups = () => form.locator('#trigger-account optgroup').evaluateAll((all) => all.filter((g) => !(g as HTMLOptGroupElement).disabled).map((g) => g.getAttribute('label')));
 
     await page.locator('#trigger-kind').selectOption('outlook.new_email');
-    expect(await visibleNames()).toEqual(['kind', 'account', 'outlook.folder', 'outlook.mailbox', 'outlook.filter', 'outlook.poll_interval_seconds', 'outlook.time_zone']);
+    expect(await visibleNames()).toEqual(['kind', 'account', 'outlook.folder', 'outlook.mailbox', 'outlook.filter', 'outlook.poll_interval_seconds', 'outlook.backstop_interval_seconds', 'outlook.time_zone']);
     expect(await accountGroups()).toEqual(['Microsoft Outlook']);
 
     await page.locator('#trigger-kind').selectOption('github.new_watcher');

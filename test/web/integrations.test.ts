@@ -146,6 +146,8 @@ describe('Integrations & API Keys page in a browser', () => {
     await poll(trigger!.id);
     await open();
     expect(await page.locator(`[data-trigger="${trigger!.id}"] .fired`).textContent()).toBe('1');
+    // This server has no public URL: the trigger polls, and says so.
+    expect(await page.locator(`[data-trigger="${trigger!.id}"]`).textContent()).toMatch(/Modepoll[\s\S]*No public URL/);
     expect(await page.locator('#event-list').textContent()).toContain('Web page order');
     expect(await page.locator('#event-list').textContent()).not.toContain('Not from acme');
 

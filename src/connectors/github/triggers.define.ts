@@ -162,6 +162,7 @@ export function define(spec: Spec): TriggerKind {
     config: configOf(spec),
     webhook: { provider: 'github', match: (d, c) => match(spec, d, c) },
     provider: { setup: (ctx) => setup(spec, ctx), teardown: (ctx) => leaveHook(ctx, eventsOfTrigger) },
+    modeOf: (trigger) => ({ mode: isPoll(spec, trigger.config) ? 'poll' : 'push', reason: null }),
     ...(spec.poll
       ? {
           poll: {

@@ -4,9 +4,13 @@ import type { Api } from '../../http/client.js';
 import type { NewEvent } from '../../store/types.js';
 import { DEFAULT_POLL_INTERVAL_S, MIN_POLL_INTERVAL_S, type PollContext, type PollResult, type TriggerKind } from '../../contracts/triggers.js';
 import { matchesFilter, parseFilter, type ParsedFilter } from './filter.js';
+import { maintainSubscription, pushMode, removeSubscription, type PushState, type WatchedFolder } from './subscription.js';
 
 /** The specification: emails with any attachment over 25 MB are not processed. */
 export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
+
+/** With change notifications on, the delta poll is only a backstop: a notification missed is delivered this much later at most. */
+export const DEFAULT_BACKSTOP_S = 900;
 
 const config = z
   .object({
@@ -18,6 +22,13 @@ const config = z
       .optional()
       .describe('e.g. from:*@acme.com AND subject:"invoice"; forms: subject:, body:, from: (* wildcard), hasAttachments:true|false, received:MM/DD/YYYY'),
     poll_interval_seconds: z.number().int().min(MIN_POLL_INTERVAL_S).max(3600).optional().describe(`Seconds between polls, at least ${MIN_POLL_INTERVAL_S}; default ${DEFAULT_POLL_INTERVAL_S}`),
+    backstop_interval_seconds: z
+      .number()
+      .int()
+      .min(MIN_POLL_INTERVAL_S)
+      .max(86_400)
+      .optional()
+      .describe(`With Graph change notifications on: seconds between the delta polls that catch what a notification missed; default ${DEFAULT_BACKSTOP_S}`),
     time_zone: z.string().optional().describe('IANA time zone for received: dates; default UTC'),
   })
   .strict()
@@ -37,6 +48,15 @@ const config = z
   });
 
 type Config = z.output<typeof config>;
+
+function watched(c: Config): WatchedFolder {
+  return {
+    folder: c.folder ?? 'inbox',
+    mailbox: c.mailbox,
+    pollMs: (c.poll_interval_seconds ?? DEFAULT_POLL_INTERVAL_S) * 1000,
+    backstopMs: (c.backstop_interval_seconds ?? DEFAULT_BACKSTOP_S) * 1000,
+  };
+}
 
 interface GraphMessage {
   id: string;
@@ -65,12 +85,30 @@ const SELECT = 'subject,from,toRecipients,receivedDateTime,bodyPreview,hasAttach
 export const newEmail: TriggerKind = {
   kind: 'outlook.new_email',
   connector: 'outlook',
-  description: 'Each new email in a folder (default inbox), optionally narrowed by a filter; polled with Graph delta queries.',
+  description:
+    'Each new email in a folder (default inbox), optionally narrowed by a filter; found with Graph delta queries, at once on a Graph change notification when the server has a public URL.',
   config,
   poll: {
-    intervalMs: (c) => ((c as Config).poll_interval_seconds ?? DEFAULT_POLL_INTERVAL_S) * 1000,
+    intervalMs: (c) => watched(c as Config).pollMs,
     run: pollNewEmail,
   },
+  push: {
+    maintain: (ctx) => maintainSubscription(ctx, watched(ctx.trigger.config as Config)),
+    async teardown({ trigger, api }) {
+      const id = (trigger.state.push as PushState | undefined)?.subscriptionId;
+      if (id) await removeSubscription(api, id);
+    },
+    next(c, account, publicUrl) {
+      const w = watched(c as Config);
+      const where = `${w.folder} of ${account.label}`;
+      if (!publicUrl) return `Watching ${where} every ${w.pollMs / 1000} s: each new matching email is an event within one poll interval.`;
+      return (
+        `Watching ${where}: at its first poll a server with the public URL ${publicUrl} subscribes to Graph change notifications, so each new matching email ` +
+        `is an event within seconds, with a delta poll every ${w.backstopMs / 1000} s as a backstop; until then, or if Graph refuses, it polls every ${w.pollMs / 1000} s.`
+      );
+    },
+  },
+  modeOf: (trigger, account) => pushMode(trigger, account, watched(trigger.config as Config)),
 };
 
 async function pollNewEmail(ctx: PollContext): Promise<PollResult> {

@@ -1,7 +1,7 @@
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
-import { FORWARD_WINDOW_MS, noAccount } from '../triggers.js';
+import { checkRefKey, FORWARD_WINDOW_MS, noAccount } from '../triggers.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 import { TRIGGER_RUNS } from './work.js';
 import { COMMITS_CHANNEL, LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';
@@ -97,6 +97,18 @@ export class PgTriggerStore implements TriggerStore {
   async update(id: string, patch: { state?: Record<string, unknown>; providerRefs?: Record<string, unknown> }): Promise<void> {
     if (patch.state) await this.sql`UPDATE triggers SET state_json = ${JSON.stringify(patch.state)}::text::json WHERE id = ${id} AND ${this.own()}`;
     if (patch.providerRefs) await this.sql`UPDATE triggers SET provider_refs_json = ${JSON.stringify(patch.providerRefs)}::text::json WHERE id = ${id} AND ${this.own()}`;
+  }
+
+  async note(id: string, note: { set?: Record<string, unknown>; count?: { key: string; by: number } }): Promise<void> {
+    for (const key of [...Object.keys(note.set ?? {}), ...(note.count ? [note.count.key] : [])]) checkRefKey(key);
+    // The row lock makes concurrent notes wait for each other; merging here keeps the JSON's key order (jsonb would sort it).
+    await this.sql.begin(async (tx) => {
+      const [row] = await tx<{ refs: string }[]>`SELECT provider_refs_json AS refs FROM triggers WHERE id = ${id} AND ${this.own(tx)} FOR UPDATE`;
+      if (!row) return;
+      const refs: Record<string, unknown> = { ...JSON.parse(row.refs), ...note.set };
+      if (note.count) refs[note.count.key] = Number(refs[note.count.key] ?? 0) + note.count.by;
+      await tx`UPDATE triggers SET provider_refs_json = ${JSON.stringify(refs)}::text::json WHERE id = ${id}`;
+    });
   }
 
   async commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]> {
