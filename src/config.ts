@@ -59,6 +59,10 @@ export interface ExternalIssuerConfig {
   audience?: string;
   /** SWITCHBOARD_TEAM_SCOPE_PREFIX: what the issuer puts before Switchboard's scope names in requests (Entra: `api://<app id>/`). */
   scopePrefix?: string;
+  /** SWITCHBOARD_TEAM_CLIENT_ID: Switchboard's own client at the issuer, which signs people in to the Integrations page; without it the page has no sign-in. */
+  clientId?: string;
+  /** SWITCHBOARD_TEAM_CLIENT_SECRET: that client's secret when it is a confidential client; without it, a public client (PKCE only). */
+  clientSecret?: string;
 }
 
 export const OAUTH_PROVIDERS = ['outlook', 'github', 'vercel'] as const;
@@ -207,10 +211,19 @@ function externalIssuer(env: Record<string, string | undefined>): ExternalIssuer
   const value = env.SWITCHBOARD_TEAM_ISSUER?.trim();
   const audience = env.SWITCHBOARD_TEAM_AUDIENCE?.trim() || undefined;
   const scopePrefix = env.SWITCHBOARD_TEAM_SCOPE_PREFIX?.trim() || undefined;
+  const clientId = env.SWITCHBOARD_TEAM_CLIENT_ID?.trim() || undefined;
+  const clientSecret = env.SWITCHBOARD_TEAM_CLIENT_SECRET?.trim() || undefined;
+  const given = { SWITCHBOARD_TEAM_AUDIENCE: audience, SWITCHBOARD_TEAM_SCOPE_PREFIX: scopePrefix, SWITCHBOARD_TEAM_CLIENT_ID: clientId, SWITCHBOARD_TEAM_CLIENT_SECRET: clientSecret };
   if (!value) {
-    const stray = audience ? 'SWITCHBOARD_TEAM_AUDIENCE' : scopePrefix ? 'SWITCHBOARD_TEAM_SCOPE_PREFIX' : undefined;
-    if (stray) throw new InputError(`${stray} goes with SWITCHBOARD_TEAM_ISSUER (an external issuer); the built-in authorization server needs neither.`, stray);
+    const stray = Object.entries(given).find(([, v]) => v)?.[0];
+    if (stray) throw new InputError(`${stray} goes with SWITCHBOARD_TEAM_ISSUER (an external issuer); the built-in authorization server needs none of these.`, stray);
     return undefined;
+  }
+  if (clientSecret && !clientId) {
+    throw new InputError(
+      'SWITCHBOARD_TEAM_CLIENT_SECRET goes with SWITCHBOARD_TEAM_CLIENT_ID: set the client id of Switchboard\'s registration at the issuer too, or leave the secret out.',
+      'SWITCHBOARD_TEAM_CLIENT_SECRET',
+    );
   }
   const fix = 'the https URL of an OpenID Connect issuer, such as https://login.microsoftonline.com/<tenant id>/v2.0';
   const url = URL.parse(value);
@@ -221,10 +234,16 @@ function externalIssuer(env: Record<string, string | undefined>): ExternalIssuer
   if (url.search || url.hash || url.username || url.password) {
     throw new InputError(`SWITCHBOARD_TEAM_ISSUER must be ${fix}, without a query, fragment or credentials; not "${value}".`, 'SWITCHBOARD_TEAM_ISSUER');
   }
-  for (const [setting, given] of [['SWITCHBOARD_TEAM_AUDIENCE', audience], ['SWITCHBOARD_TEAM_SCOPE_PREFIX', scopePrefix]] as const) {
-    if (given && /\s/.test(given)) throw new InputError(`${setting} must be one value without spaces, not "${given}".`, setting);
+  for (const [setting, one] of [['SWITCHBOARD_TEAM_AUDIENCE', audience], ['SWITCHBOARD_TEAM_SCOPE_PREFIX', scopePrefix], ['SWITCHBOARD_TEAM_CLIENT_ID', clientId]] as const) {
+    if (one && /\s/.test(one)) throw new InputError(`${setting} must be one value without spaces, not "${one}".`, setting);
   }
-  return { issuer: value, ...(audience ? { audience } : {}), ...(scopePrefix ? { scopePrefix } : {}) };
+  return {
+    issuer: value,
+    ...(audience ? { audience } : {}),
+    ...(scopePrefix ? { scopePrefix } : {}),
+    ...(clientId ? { clientId } : {}),
+    ...(clientSecret ? { clientSecret } : {}),
+  };
 }
 
 const ADDRESS = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;

@@ -7,6 +7,7 @@ import type { Redactor } from '../redact.js';
 import type { Provider, SignInProvider, Store } from '../store/types.js';
 import type { TeamRule } from './allow.js';
 import { discoverIssuer, externalVerifier, scopeNames } from './external.js';
+import { issuerSignInRoutes } from './issuer-sign-in.js';
 import { serverKeys } from './keys.js';
 import { AUTH_PATHS, createAuthServer, serveAuth } from './provider.js';
 import { tokenVerifier, type Verified } from './resource.js';
@@ -88,11 +89,14 @@ export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
   };
 }
 
-/** Team mode with an external OpenID Connect issuer: no authorization server or sign-in here, only its tokens checked. */
+/**
+ * Team mode with an external OpenID Connect issuer: no authorization server here, only its tokens checked; with
+ * Switchboard's own client there (SWITCHBOARD_TEAM_CLIENT_ID), people sign in to the Integrations page at it too.
+ */
 async function externalAuth(o: TeamAuthOptions, settings: ExternalIssuerConfig, resource: string): Promise<TeamAuth> {
   const metadata = await discoverIssuer(settings.issuer);
   const audience = settings.audience ?? resource;
-  o.logger.info('team mode', { issuer: metadata.issuer, resource, audience, authorization: metadata.authorization_endpoint });
+  o.logger.info('team mode', { issuer: metadata.issuer, resource, audience, authorization: metadata.authorization_endpoint, pageSignIn: settings.clientId ? 'oidc' : 'none' });
   if (!metadata.code_challenge_methods_supported?.includes('S256')) {
     o.logger.warn('the issuer does not advertise PKCE (code_challenge_methods_supported S256): MCP clients that follow the specification may refuse to sign in there', { issuer: metadata.issuer });
   }
@@ -101,7 +105,9 @@ async function externalAuth(o: TeamAuthOptions, settings: ExternalIssuerConfig, 
     endpoints: { authorization: metadata.authorization_endpoint, token: metadata.token_endpoint },
     scopes: scopeNames(settings.scopePrefix),
     resource,
-    routes: [],
+    routes: settings.clientId
+      ? issuerSignInRoutes({ metadata, clientId: settings.clientId, clientSecret: settings.clientSecret, publicUrl: new URL(o.publicUrl), store: o.store, allow: o.allow, admins: o.admins, redactor: o.redactor, logger: o.logger })
+      : [],
     verify: withPersonalTokens(
       personalTokens(o, resource),
       externalVerifier({ metadata, settings, resource, users: o.store.team.users, allow: o.allow, admins: o.admins, logger: o.logger }),

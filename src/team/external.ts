@@ -87,8 +87,7 @@ export function externalVerifier(o: ExternalVerifierOptions) {
       const user = await o.users.get(seen.id);
       if (user) return user;
     }
-    const role = o.admins.length ? ((await admits(o.admins, who)) ? 'admin' : 'member') : undefined;
-    const user = await o.users.signIn({ provider: 'oidc', subject, login: who.login, email, role });
+    const user = await signInAtIssuer(o.users, o.admins, subject, who);
     known.set(subject, { id: user.id, at: Date.now(), login: who.login, email });
     return user;
   }
@@ -146,8 +145,14 @@ function teamScopes(claims: JWTPayload, prefix: string): string[] {
   return [...new Set(names.filter((s) => (TEAM_SCOPES as readonly string[]).includes(s)))];
 }
 
-/** Who the token names: its addresses (email unless marked unverified, upn, preferred_username when an address) for the allow rules. */
-function identityOf(claims: JWTPayload): SignedInIdentity {
+/** Records the sign-in of a person the issuer vouched for, kept by `<issuer>#<sub>`; admin when SWITCHBOARD_TEAM_ADMINS admits them. */
+export async function signInAtIssuer(users: TeamUserStore, admins: TeamRule[], subject: string, who: SignedInIdentity): Promise<TeamUser> {
+  const role = admins.length ? ((await admits(admins, who)) ? 'admin' : 'member') : undefined;
+  return users.signIn({ provider: 'oidc', subject, login: who.login, email: who.emails[0] ?? null, role });
+}
+
+/** Who a token (access or ID) names: its addresses (email unless marked unverified, upn, preferred_username when an address) for the allow rules. */
+export function identityOf(claims: JWTPayload): SignedInIdentity {
   const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
   const email = claims.email_verified === false ? undefined : text(claims.email);
   const login = text(claims.preferred_username) ?? text(claims.email) ?? text(claims.upn) ?? String(claims.sub);

@@ -1,11 +1,10 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import type Provider from 'oidc-provider';
 import type { Dispatcher } from 'undici';
 import { OAuthServer } from '../accounts/oauth.js';
 import type { OAuthProvider, OAuthSettings } from '../config.js';
-import { PAGE_SIGN_IN_PATH, PAGE_TICKET_KIND, PAGE_TICKET_MS, PAGE_TICKET_PATH } from '../contracts/team.js';
+import { PAGE_SIGN_IN_PATH } from '../contracts/team.js';
 import type { Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../redact.js';
@@ -13,6 +12,7 @@ import type { Provider as ApiProvider, SignInProvider, Store } from '../store/ty
 import { admits, needsOrgs, type TeamRule } from './allow.js';
 import { identityOf } from './identity.js';
 import { errorPage, sendPage, signInPage } from './pages.js';
+import { guarded, pendingSignIns } from './pending.js';
 import { AUTH_PATHS } from './provider.js';
 import { TEAM_SCOPES } from './scopes.js';
 
@@ -49,20 +49,13 @@ interface Pending {
   uid?: string;
   provider: SignInProvider;
   verifier: string;
-  nonceHash: string;
 }
 
-const PENDING_KIND = 'UpstreamSignIn';
-
-const PENDING_MS = 10 * 60_000;
-const COOKIE = 'sb_team_sign_in';
 const TITLES: Record<SignInProvider, string> = { github: 'GitHub', outlook: 'Microsoft' };
 
 const callbackPath = (p: SignInProvider) => `/oauth/callback/${p}/sign-in`;
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 export function signInRoutes(o: SignInOptions): Route[] {
-  const secure = o.issuer.protocol === 'https:' ? '; Secure' : '';
+  const pendings = pendingSignIns(o.store, o.issuer.protocol === 'https:');
   const redirectUri = (p: SignInProvider) => new URL(callbackPath(p), o.issuer).href;
 
   async function interaction(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -100,39 +93,27 @@ export function signInRoutes(o: SignInOptions): Route[] {
     const server = new OAuthServer(p, o.oauth[p], o.redactor);
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
-    const nonce = randomBytes(32).toString('base64url');
-    const pending: Pending = { uid, provider: p, verifier, nonceHash: digest(nonce).toString('base64url') };
-    await o.store.team.records.put(PENDING_KIND, state, JSON.stringify(pending), { expiresInMs: PENDING_MS });
+    const pending: Pending = { uid, provider: p, verifier };
+    const cookie = await pendings.start(state, pending);
     const scopes = p === 'github' ? ['read:user', 'user:email', ...(needsOrgs([...o.allow, ...o.admins]) ? ['read:org'] : [])] : ['User.Read'];
     const location = server.authorizationUrl({ redirectUri: redirectUri(p), scopes, state, codeChallenge: await oauth.calculatePKCECodeChallenge(verifier) });
-    res
-      .writeHead(303, {
-        location,
-        'cache-control': 'no-store',
-        'set-cookie': `${COOKIE}=${nonce}; Path=/oauth/callback/; Max-Age=${PENDING_MS / 1000}; HttpOnly; SameSite=Lax${secure}`,
-      })
-      .end();
+    res.writeHead(303, { location, 'cache-control': 'no-store', 'set-cookie': cookie }).end();
   }
 
   async function callback(p: SignInProvider, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const clearCookie = { 'set-cookie': `${COOKIE}=; Path=/oauth/callback/; Max-Age=0; HttpOnly; SameSite=Lax${secure}` };
+    const { clearCookie } = pendings;
     const fail = (title: string, message: string, status = 400) => sendPage(res, errorPage(title, message, status), clearCookie);
     const state = url.searchParams.get('state') ?? '';
-    const saved = state ? await o.store.team.records.take(PENDING_KIND, state) : undefined;
-    const pending = saved === undefined ? undefined : (JSON.parse(saved) as Pending);
-    if (!pending || pending.provider !== p) return fail('Sign-in not found', 'This sign-in is unknown, was already used, or is older than 10 minutes. Start again from the application.', 404);
-    const nonce = cookieOf(req, COOKIE);
-    if (!nonce || !timingSafeEqual(digest(nonce), Buffer.from(pending.nonceHash, 'base64url'))) {
-      return fail('Sign-in from another browser', 'This sign-in was started in another browser. Start again from the application in this one.', 403);
-    }
+    const taken = await pendings.finish<Pending>(req, state);
+    if ('refused' in taken) return sendPage(res, taken.refused, clearCookie);
+    const { pending } = taken;
+    if (pending.provider !== p) return fail('Sign-in not found', 'This sign-in is unknown, was already used, or is older than 10 minutes. Start again from the application.', 404);
     const found = pending.uid === undefined ? undefined : await o.provider.Interaction.find(pending.uid);
     if (pending.uid !== undefined && !found) return fail('Sign-in expired', 'This sign-in took too long. Start again from the application.', 404);
     const finish = async (result: Record<string, unknown>) => {
       if (!found) {
         if (result.error) return fail('Not signed in', String(result.error_description), 403);
-        const ticket = randomBytes(32).toString('base64url');
-        await o.store.team.records.put(PAGE_TICKET_KIND, ticket, String((result.login as { accountId: string }).accountId), { expiresInMs: PAGE_TICKET_MS });
-        return void res.writeHead(303, { location: `${PAGE_TICKET_PATH}?ticket=${ticket}`, 'cache-control': 'no-store', ...clearCookie }).end();
+        return pendings.toPage(res, String((result.login as { accountId: string }).accountId));
       }
       found.result = result;
       await found.save(Math.max(1, (found.exp ?? 0) - Math.floor(Date.now() / 1000)));
@@ -167,25 +148,10 @@ export function signInRoutes(o: SignInOptions): Route[] {
     return grant.save();
   }
 
-  const safely = (run: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>) => async (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    try {
-      await run(req, res, url);
-    } catch (error) {
-      o.logger.warn('team sign-in failed', { message: (error as Error).message });
-      if (!res.headersSent) sendPage(res, errorPage('Sign-in failed', `${(error as Error).message} Start again from the application.`, 502));
-    }
-  };
+  const safely = guarded(o.logger);
   return [
     { method: 'GET', path: AUTH_PATHS.interaction, public: true, handle: safely(interaction) },
     { method: 'GET', path: PAGE_SIGN_IN_PATH, public: true, handle: safely(pageSignIn) },
     ...o.providers.map((p): Route => ({ method: 'GET', path: callbackPath(p), public: true, handle: safely((req, res, url) => callback(p, req, res, url)) })),
   ];
-}
-
-function cookieOf(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
 }

@@ -55,15 +55,15 @@ ${failed ? html`<p class="field-error" id="login-error" role="alert">That token 
   });
 }
 
-/** Team mode: a person signs in to the page with the identity provider they sign in to MCP clients with. */
-export function teamLoginPage(nonce: string, providers: Array<{ path: string; title: string }>): SafeHtml {
+/** Team mode: a person signs in to the page with the identity provider they sign in to MCP clients with; without one, `unavailable` says why. */
+export function teamLoginPage(nonce: string, providers: Array<{ path: string; title: string }>, unavailable = ''): SafeHtml {
   return layout({
     title: 'Switchboard: sign in',
     nonce,
     script: false,
     body: html`<section class="panel" aria-labelledby="login-title">
 <h2 id="login-title">Sign in to see your accounts, triggers and events</h2>
-<p>${providers.map((p) => html`<a class="button" href="${p.path}">Sign in with ${p.title}</a> `)}</p>
+${providers.length ? html`<p>${providers.map((p) => html`<a class="button" href="${p.path}">Sign in with ${p.title}</a> `)}</p>` : html`<p role="alert">${unavailable}</p>`}
 <p class="muted">Each person sees only their own, and the accounts shared with them. The session lasts until you sign out, or 12 hours without use.</p>
 </section>`,
   });

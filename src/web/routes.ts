@@ -44,7 +44,7 @@ export function webRoutes(w: WebDeps): Route[] {
     if (signedIn(session)) return { session: session! };
     if (team) {
       const nonce = newNonce();
-      sendHtml(res, 401, nonce, teamLoginPage(nonce, teamProviders(w)));
+      sendHtml(res, 401, nonce, teamLoginPage(nonce, teamProviders(w), noTeamSignIn(w)));
       return undefined;
     }
     if (!sessions.tokenRequired || sessions.bearerOk(req)) {
@@ -254,12 +254,23 @@ function mcpEndpoint(w: WebDeps, req: IncomingMessage): McpEndpoint {
   return { transport: 'stdio', command: `switchboard serve${w.config.sandbox ? ' --sandbox' : ''}` };
 }
 
-/** The identity providers a person may sign in to the page with, as team mode offers them. */
+/** The identity providers a person may sign in to the page with, as team mode offers them: the external issuer's only, when there is one. */
 function teamProviders(w: WebDeps): Array<{ path: string; title: string }> {
+  const external = w.config.team?.external;
+  if (external) return external.clientId ? [{ path: `${PAGE_SIGN_IN_PATH}oidc`, title: new URL(external.issuer).host }] : [];
   const offered: Array<{ path: string; title: string }> = [];
   if (w.config.oauth.github.clientId && w.config.oauth.github.clientSecret) offered.push({ path: `${PAGE_SIGN_IN_PATH}github`, title: 'GitHub' });
   if (w.config.oauth.outlook.clientId) offered.push({ path: `${PAGE_SIGN_IN_PATH}outlook`, title: 'Microsoft' });
   return offered;
+}
+
+/** Why the page offers no sign-in: an external issuer without Switchboard's own client there. */
+function noTeamSignIn(w: WebDeps): string {
+  const redirectUri = new URL('/oauth/callback/oidc/sign-in', w.config.http.publicUrl).href;
+  return (
+    'People sign in to this Switchboard at its OpenID Connect issuer, where the page has no client yet: its operator registers one there ' +
+    `with redirect URI ${redirectUri} and sets SWITCHBOARD_TEAM_CLIENT_ID (and SWITCHBOARD_TEAM_CLIENT_SECRET for a confidential client).`
+  );
 }
 
 /** Everyone on the team and what they have, when the viewer is an admin; undefined for everyone else. */

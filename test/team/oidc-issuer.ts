@@ -8,7 +8,8 @@ import { expect } from 'vitest';
 
 /**
  * The "external" OpenID Connect issuer of the tests: another oidc-provider on 127.0.0.1, with dynamic registration,
- * resource indicators and JWT access tokens (RS256) for Switchboard's resource, carrying the person's address. Its
+ * resource indicators and JWT access tokens (RS256) for Switchboard's resource, carrying the person's address (as do
+ * its ID tokens). Its
  * development sign-in page takes any login: the login is the person's id, whose address is `people[login]`. The test
  * also holds its signing key, to mint tokens that the sign-in would never give (expired, for another audience...).
  */
@@ -45,7 +46,10 @@ export async function startTestIssuer(o: {
     async findAccount(_ctx, id) {
       return { accountId: id, claims: async () => ({ sub: id, email: o.people[id]?.email }) };
     },
-    scopes: ['openid', 'offline_access', 'switchboard', 'switchboard:read'],
+    scopes: ['openid', 'offline_access', 'email', 'profile', 'switchboard', 'switchboard:read'],
+    // As Keycloak, Okta and Entra do: the ID token of a code flow names the person's address when `email` was asked for.
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username'] },
+    conformIdTokenClaims: false,
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
     pkce: { required: () => true },
     ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 3600, IdToken: 600, Interaction: 600, RefreshToken: 3600, Session: 3600 },
@@ -99,4 +103,21 @@ export async function signInAtIssuer(context: BrowserContext, authorizationUrl: 
   } finally {
     await page.close();
   }
+}
+
+/** Registers a client at the issuer (dynamic registration): public with PKCE, or confidential with a secret. */
+export async function registerClient(issuer: string, redirectUri: string, confidential = false): Promise<{ client_id: string; client_secret?: string }> {
+  const res = await fetch(`${issuer}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Switchboard',
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
+    }),
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as { client_id: string; client_secret?: string };
 }
