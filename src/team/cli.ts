@@ -1,19 +1,8 @@
 import type { Command } from 'commander';
-import { examples } from '../cli-text.js';
-import type { Config } from '../config.js';
+import { examples, type CliKit } from '../cli-text.js';
 import { FULL_SCOPE, READ_SCOPE } from './scopes.js';
 import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE } from './tokens.js';
 
-/** What these command groups borrow from the CLI's entry point, which alone reads argv and the environment. */
-export interface CliKit {
-  /** Adds --data-dir and --database-url. */
-  withStore(command: Command): Command;
-  configOf(opts: Record<string, unknown>): Config;
-  /** To standard output: what a script reads. */
-  print(text: string): void;
-  /** To standard error: what a person reads. */
-  say(text: string): void;
-}
 
 /** `switchboard users ...`: the people who signed in to a team server. Their modules load only when a command runs. */
 export function usersCommand(users: Command, cli: CliKit): void {
@@ -105,4 +94,26 @@ export function tokensCommand(tokens: Command, cli: CliKit): void {
       const at = token.revokedAt!.slice(0, 16).replace('T', ' ');
       cli.print(already ? `${token.id} was already revoked (${at} UTC).` : `Revoked ${token.id}; it no longer works.`);
     });
+}
+
+/** `switchboard accounts share|unshare`: team mode's explicit grants of the operator's accounts. */
+export function sharingCommands(accounts: Command, cli: CliKit): void {
+  for (const verb of ['share', 'unshare'] as const) {
+    cli.withCommon(accounts.command(verb))
+      .description(
+        verb === 'share'
+          ? 'Team mode: let a person (id, login or address), or everyone, use one of your accounts in their tools and triggers, never see its secret.'
+          : 'Team mode: take back an account shared with a person or with everyone.',
+      )
+      .argument('<id-or-label>')
+      .requiredOption('--with <person>', 'a person who signed in (id, login or address), or "everyone"')
+      .addHelpText('after', examples(`switchboard accounts ${verb} github-bot --with ada@example.com`, `switchboard accounts ${verb} github-bot --with everyone`))
+      .action(async (ref: string, opts) => {
+        const sharing = await import('./sharing.js');
+        await cli.withConfig(opts, async (config) => {
+          const result = await (verb === 'share' ? sharing.shareAccount : sharing.unshareAccount)(config, ref, opts.with);
+          cli.print(sharing.sharingLine(verb, result));
+        });
+      });
+  }
 }
