@@ -20,6 +20,41 @@ const OWN = '(@owner IS NULL OR owner = @owner)';
 /** The accounts a view's owner may put a trigger on: their own and those shared with them. */
 const USABLE_ACCOUNT = "(@owner IS NULL OR owner = @owner OR id IN (SELECT account_id FROM account_grants WHERE grantee IN (@owner, '*')))";
 
+interface TriggerTarget {
+  kind: string;
+  forward_url: string | null;
+  owner: string;
+}
+
+/** What a trigger's row gains from a batch: the sum of its items, and the last error and state given, as commits one after another would leave it. */
+export interface Counts {
+  fired: number;
+  skipped: number;
+  failed: number;
+  hasError: boolean;
+  error: string | null;
+  state: string | null;
+}
+
+/** Each running trigger's counts from a batch: its items, their states as JSON, and the events each added. */
+export function countsByTrigger(items: CommitItem[], states: Array<string | null>, added: TriggerEvent[][], runs: (triggerId: string) => boolean): Map<string, Counts> {
+  const counts = new Map<string, Counts>();
+  items.forEach(({ triggerId, input }, i) => {
+    if (!runs(triggerId)) return;
+    let c = counts.get(triggerId);
+    if (!c) counts.set(triggerId, (c = { fired: 0, skipped: 0, failed: 0, hasError: false, error: null, state: null }));
+    c.fired += added[i]!.length;
+    c.skipped += input.skipped ?? 0;
+    if (input.error) c.failed++;
+    if (input.error !== undefined) {
+      c.hasError = true;
+      c.error = input.error;
+    }
+    if (states[i] !== null) c.state = states[i]!;
+  });
+  return counts;
+}
+
 export const noAccount = (id: string) => new InputError(`No account ${id}; accounts_list shows the connected accounts.`, 'account');
 
 export class SqliteTriggerStore implements TriggerStore {
@@ -128,33 +163,40 @@ export class SqliteTriggerStore implements TriggerStore {
   }
 
   async commit(triggerId: string, input: CommitInput): Promise<TriggerEvent[]> {
-    return this.db.transaction(() => this.append(triggerId, input, this.clock())).immediate();
+    return this.db.transaction(() => this.append([{ triggerId, input }], this.clock())[0]!).immediate();
   }
 
   async commitMany(items: CommitItem[]): Promise<Array<PromiseSettledResult<TriggerEvent[]>>> {
-    // Each item in a savepoint of its own: one that fails is undone alone.
-    const one = this.db.transaction((item: CommitItem, now: number) => this.append(item.triggerId, item.input, now));
+    const now = this.clock();
+    try {
+      const added = this.db.transaction(() => this.append(items, now)).immediate();
+      return added.map((value) => ({ status: 'fulfilled', value }));
+    } catch (error) {
+      if (items.length < 2) return [{ status: 'rejected', reason: error }];
+    }
+    // An item failed and the batch was undone: each again in a savepoint of its own, so only the failing one is lost.
+    const one = this.db.transaction((item: CommitItem) => this.append([item], now)[0]!);
     return this.db
-      .transaction(() => {
-        const now = this.clock();
-        return items.map((item): PromiseSettledResult<TriggerEvent[]> => {
+      .transaction(() =>
+        items.map((item): PromiseSettledResult<TriggerEvent[]> => {
           try {
-            return { status: 'fulfilled', value: one(item, now) };
+            return { status: 'fulfilled', value: one(item) };
           } catch (reason) {
             return { status: 'rejected', reason };
           }
-        });
-      })
+        }),
+      )
       .immediate();
   }
 
-  /** One trigger's events and state, inside the caller's transaction. */
-  private append(triggerId: string, input: CommitInput, now: number): TriggerEvent[] {
+  /** The items' events, in input order, and each trigger's counts and state, inside the caller's transaction. */
+  private append(items: CommitItem[], now: number): TriggerEvent[][] {
     const receivedAt = new Date(now).toISOString();
-    const trigger = this.db.prepare(`SELECT kind, forward_url, owner FROM triggers WHERE id = ? AND ${OWN} AND ${TRIGGER_RUNS}`).get(triggerId, this.scope) as
-      | { kind: string; forward_url: string | null; owner: string }
-      | undefined;
-    if (!trigger) return [];
+    const selectTrigger = this.db.prepare(`SELECT kind, forward_url, owner FROM triggers WHERE id = ? AND ${OWN} AND ${TRIGGER_RUNS}`);
+    const triggers = new Map<string, TriggerTarget | undefined>();
+    for (const { triggerId } of items) {
+      if (!triggers.has(triggerId)) triggers.set(triggerId, selectTrigger.get(triggerId, this.scope) as TriggerTarget | undefined);
+    }
     const insertEvent = this.db.prepare(
       `INSERT OR IGNORE INTO events (trigger_id, owner, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -162,33 +204,30 @@ export class SqliteTriggerStore implements TriggerStore {
     const insertDelivery = this.db.prepare(
       `INSERT OR IGNORE INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at) VALUES (?, ?, ?, ?, ?)`,
     );
-    const added: TriggerEvent[] = [];
-    for (const e of input.events) {
-      const result = insertEvent.run(triggerId, trigger.owner, trigger.kind, e.dedupeKey, e.occurredAt, receivedAt, e.summary, JSON.stringify(e.payload));
-      if (result.changes === 0) continue;
-      const id = Number(result.lastInsertRowid);
-      added.push({ id, triggerId, kind: trigger.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });
-      if (trigger.forward_url) insertDelivery.run(id, triggerId, trigger.forward_url, now, now + FORWARD_WINDOW_MS);
+    const added = items.map(({ triggerId, input }) => {
+      const trigger = triggers.get(triggerId);
+      const events: TriggerEvent[] = [];
+      for (const e of trigger ? input.events : []) {
+        const result = insertEvent.run(triggerId, trigger!.owner, trigger!.kind, e.dedupeKey, e.occurredAt, receivedAt, e.summary, JSON.stringify(e.payload));
+        if (result.changes === 0) continue;
+        const id = Number(result.lastInsertRowid);
+        events.push({ id, triggerId, kind: trigger!.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });
+        if (trigger!.forward_url) insertDelivery.run(id, triggerId, trigger!.forward_url, now, now + FORWARD_WINDOW_MS);
+      }
+      return events;
+    });
+    const states = items.map(({ input }) => (input.state ? JSON.stringify(input.state) : null));
+    const count = this.db.prepare(
+      `UPDATE triggers SET fired = fired + @fired, skipped = skipped + @skipped,
+         errors = errors + @failed, last_error = CASE WHEN @hasError THEN @error ELSE last_error END,
+         status = CASE WHEN @hasError AND @error IS NOT NULL THEN 'failing' WHEN @hasError THEN 'active' ELSE status END,
+         last_event_at = CASE WHEN @fired > 0 THEN @receivedAt ELSE last_event_at END,
+         state_json = COALESCE(@state, state_json)
+       WHERE id = @id`,
+    );
+    for (const [id, c] of countsByTrigger(items, states, added, (id) => triggers.get(id) !== undefined)) {
+      count.run({ id, fired: c.fired, skipped: c.skipped, failed: c.failed, hasError: c.hasError ? 1 : 0, error: c.error, receivedAt, state: c.state });
     }
-    this.db
-      .prepare(
-        `UPDATE triggers SET fired = fired + @fired, skipped = skipped + @skipped,
-           errors = errors + @failed, last_error = CASE WHEN @hasError THEN @error ELSE last_error END,
-           status = CASE WHEN @hasError AND @error IS NOT NULL THEN 'failing' WHEN @hasError THEN 'active' ELSE status END,
-           last_event_at = CASE WHEN @fired > 0 THEN @receivedAt ELSE last_event_at END,
-           state_json = COALESCE(@state, state_json)
-         WHERE id = @id`,
-      )
-      .run({
-        id: triggerId,
-        fired: added.length,
-        skipped: input.skipped ?? 0,
-        failed: input.error ? 1 : 0,
-        hasError: input.error !== undefined ? 1 : 0,
-        error: input.error ?? null,
-        receivedAt,
-        state: input.state ? JSON.stringify(input.state) : null,
-      });
     return added;
   }
 }

@@ -1,7 +1,7 @@
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
-import { checkRefKey, FORWARD_WINDOW_MS, noAccount } from '../triggers.js';
+import { checkRefKey, countsByTrigger, FORWARD_WINDOW_MS, noAccount, type Counts } from '../triggers.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 import { TRIGGER_RUNS } from './work.js';
 import { COMMITS_CHANNEL, LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';
@@ -209,7 +209,7 @@ export class PgTriggerStore implements TriggerStore {
           ${forwarded.map((e) => triggers.get(e.triggerId)!.forward_url!)}::text[]) AS d(event_id, trigger_id, url)
         ON CONFLICT DO NOTHING`
       : undefined;
-    await Promise.all([queueing, ...[...countsByTrigger(batch, added, triggers)].map(([id, c]) => this.count(tx, id, c, receivedAt))]);
+    await Promise.all([queueing, ...[...countsByTrigger(batch.map((b) => b.item), batch.map((b) => b.state), added, (id) => triggers.has(id))].map(([id, c]) => this.count(tx, id, c, receivedAt))]);
     return added;
   }
 
@@ -231,34 +231,6 @@ interface Prepared {
   item: CommitItem;
   payloads: string[];
   state: string | null;
-}
-
-/** What a trigger's row gains from the batch: the sum of its items, and the last error and state given, as commits one after another would leave it. */
-interface Counts {
-  fired: number;
-  skipped: number;
-  failed: number;
-  hasError: boolean;
-  error: string | null;
-  state: string | null;
-}
-
-function countsByTrigger(batch: Prepared[], added: TriggerEvent[][], triggers: Map<string, unknown>): Map<string, Counts> {
-  const counts = new Map<string, Counts>();
-  batch.forEach(({ item: { triggerId, input }, state }, i) => {
-    if (!triggers.has(triggerId)) return;
-    let c = counts.get(triggerId);
-    if (!c) counts.set(triggerId, (c = { fired: 0, skipped: 0, failed: 0, hasError: false, error: null, state: null }));
-    c.fired += added[i]!.length;
-    c.skipped += input.skipped ?? 0;
-    if (input.error) c.failed++;
-    if (input.error !== undefined) {
-      c.hasError = true;
-      c.error = input.error;
-    }
-    if (state !== null) c.state = state;
-  });
-  return counts;
 }
 
 /** Refused for a value in it (SQLSTATE classes 22 data exception, 23 constraint, 54 program limit, e.g. a NUL in text or a key too long to index), not for the database's state. */
