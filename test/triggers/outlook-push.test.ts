@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PushTiming } from '../../src/contracts/triggers.js';
 import { createLogger } from '../../src/log.js';
-import { deliverEmail, dropNotifications, liveSubscriptions, sendLifecycle, settleNotifications, subscriptionSide, type SbxSubscription } from '../../src/sandbox/index.js';
+import { deliverEmail, dropNotifications, grantSubscriptionsFor, liveSubscriptions, sendLifecycle, settleNotifications, subscriptionSide, type SbxSubscription } from '../../src/sandbox/index.js';
 import { formatTriggers } from '../../src/triggers/commands.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { Runner } from '../../src/triggers/runner.js';
@@ -154,6 +154,22 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     expect(subscriptionOf(id)?.id).toBe(subscription.id);
     deliver('After the renewal');
     await until(async () => (await subjects(id)).length > 0, 'the event');
+  });
+
+  it('honours a shorter lifetime than asked for: renews halfway through it, not at every poll', async () => {
+    grantSubscriptionsFor(h.sandbox.states.outlook, 4_000);
+    try {
+      await serve();
+      const { id, subscription } = await pushed();
+      const firstExpiry = subscription.expirationDateTime;
+      await until(() => Date.now() > Date.parse(firstExpiry) + 500, 'the first expiry to pass', 10_000);
+      expect(subscriptionOf(id)?.id).toBe(subscription.id);
+      const renewals = graphRequests('PATCH', new RegExp(`/subscriptions/${subscription.id}$`)).length;
+      expect(renewals).toBeGreaterThanOrEqual(1);
+      expect(renewals).toBeLessThanOrEqual(2);
+    } finally {
+      grantSubscriptionsFor(h.sandbox.states.outlook, undefined);
+    }
   });
 
   it('reauthorizationRequired: the next poll renews, which reauthorizes, and notifications flow again', async () => {
