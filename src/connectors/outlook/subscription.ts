@@ -170,7 +170,11 @@ export function pushMode(trigger: Trigger, account: Account | undefined, watched
   const push = trigger.state.push as PushState | undefined;
   const every = (ms: number) => `${Math.round(ms / 1000)} s`;
   if (account?.status === 'needs_reconnect') {
-    return { mode: 'paused', reason: 'The account needs reconnecting: polling and any Graph subscription resume after sign-in.', refused };
+    return {
+      mode: 'paused',
+      reason: 'The account needs reconnecting: Graph notifications are acknowledged but wait, and polling and the subscription resume as soon as it is signed in again.',
+      refused,
+    };
   }
   if (push?.mode === 'push') {
     const renewal = push.reason ? ` ${push.reason}` : ' It is renewed before then.';
