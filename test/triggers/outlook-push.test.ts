@@ -146,6 +146,7 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     expect((await post(url, forged)).status).toBe(401);
     expect((await post(`${url}/lifecycle`, { value: [{ subscriptionId: subscription.id, lifecycleEvent: 'subscriptionRemoved' }] })).status).toBe(401);
     expect((await listed(id)).refused_notifications).toBe(2);
+    expect(formatTriggers([await listed(id)])).toMatch(new RegExp(`^${id}: 2 notifications refused \\(wrong clientState\\)\\.$`, 'm'));
     expect((await h.store.triggers.get(id))!.providerRefs.lifecycle).toBeUndefined();
     expect((await post(url, { value: 'nope' })).status).toBe(400);
     expect((await post(url.replace(id, 'trg_00000000000000aa'), forged)).status).toBe(404);
