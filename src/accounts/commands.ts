@@ -83,7 +83,10 @@ export async function connectAccount(deps: ConnectDeps, input: ConnectInput): Pr
   if (input.reconnect) {
     const existing = await findToReconnect(deps.store, input.provider, input.label, found.identity);
     if (existing) {
-      return deps.store.accounts.reconnect(existing.id, { identity: found.identity, groups: explicitGroups, scopes, meta, secret: input.secret });
+      const account = await deps.store.accounts.reconnect(existing.id, { identity: found.identity, groups: explicitGroups, scopes, meta, secret: input.secret });
+      // Paused while it needed reconnecting: its triggers poll now, which renews or remakes a Graph subscription.
+      await deps.store.work.pollAccountSoon(account.id);
+      return account;
     }
   }
   return deps.store.accounts.add({

@@ -12,8 +12,8 @@ import { VERCEL_SAMPLE_TOKEN, createVercelState, vercelRoutes, type VercelState 
 export { reportMiss, startSandboxServer, takeMisses, type Routes, type SandboxExchange, type SandboxHandler, type SandboxRequest, type SandboxResponse, type SandboxServer } from './server.js';
 export { createGithubState, githubEnterpriseRoutes, githubRoutes, type GithubState } from './github.js';
 export { createOutlookState, outlookRoutes, type OutlookState } from './outlook.js';
-export { deliverEmail, expireDeltaTokens } from './outlook.delta.js';
-export { dropNotifications, liveSubscriptions, sendLifecycle, settleNotifications, subscriptionSide, type SbxSubscription } from './outlook.subscriptions.js';
+export { deliverEmail, expireDeltaTokens, slowDelta } from './outlook.delta.js';
+export { dropNotifications, grantSubscriptionsFor, liveSubscriptions, sendLifecycle, settleNotifications, subscriptionSide, type SbxSubscription } from './outlook.subscriptions.js';
 export { OUTLOOK_PERSONAL_TOKEN } from './outlook.calendar.js';
 export { createSalesState, salesRoutes, type SalesState } from './sales.js';
 export { createVercelState, vercelRoutes, type VercelState } from './vercel.js';

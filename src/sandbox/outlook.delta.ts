@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { GraphMessage, OutlookState } from './outlook.js';
-import { buildMessage, mailbox, renderMessage, resolveFolder } from './outlook.mail.js';
+import { buildMessage, mailbox, renderMessage, resolveFolder, resolveFolderIn } from './outlook.mail.js';
 import { GraphError, applySelect, graphError } from './outlook.query.js';
 import { messageCreated } from './outlook.subscriptions.js';
 import type { Routes, SandboxRequest, SandboxResponse } from './server.js';
@@ -23,6 +23,7 @@ interface PendingPage {
 
 const tokens = new WeakMap<OutlookState, Map<string, DeltaToken>>();
 const pages = new WeakMap<OutlookState, Map<string, PendingPage>>();
+const latencies = new WeakMap<OutlookState, number>();
 
 function book<T>(map: WeakMap<OutlookState, Map<string, T>>, state: OutlookState): Map<string, T> {
   let m = map.get(state);
@@ -33,6 +34,16 @@ function book<T>(map: WeakMap<OutlookState, Map<string, T>>, state: OutlookState
 /** Sandbox control: every delta token now answers 410 syncStateNotFound, as Graph does when one expires. */
 export function expireDeltaTokens(state: OutlookState): void {
   for (const t of book(tokens, state).values()) t.expired = true;
+}
+
+/** Sandbox control: every delta query answers `ms` late (0: at once), as Graph does under load. */
+export function slowDelta(state: OutlookState, ms: number): void {
+  latencies.set(state, ms);
+}
+
+async function lagging(state: OutlookState): Promise<void> {
+  const ms = latencies.get(state) ?? 0;
+  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Delta query on a mail folder: `changeType=created`, `$filter=receivedDateTime ge`, `$select`, paging, expiry. */
@@ -102,8 +113,14 @@ function pageOut(state: OutlookState, req: SandboxRequest, page: PendingPage, se
 /** Delta routes (behind the Graph auth middleware). */
 export function deltaRoutes(state: OutlookState): Routes {
   return {
-    'GET /me/mailFolders/:folder/messages/delta': (req) => delta(state, req, state.user.id),
-    'GET /users/:user/mailFolders/:folder/messages/delta': (req) => delta(state, req, req.params.user!),
+    'GET /me/mailFolders/:folder/messages/delta': async (req) => {
+      await lagging(state);
+      return delta(state, req, state.user.id);
+    },
+    'GET /users/:user/mailFolders/:folder/messages/delta': async (req) => {
+      await lagging(state);
+      return delta(state, req, req.params.user!);
+    },
   };
 }
 
@@ -134,21 +151,22 @@ export function controlRoutes(state: OutlookState): Routes {
   };
 }
 
-/** Drops a new email into a folder (default inbox); attachments may claim any size without carrying the bytes. */
+/** Drops a new email into a folder (default inbox) of the user's mailbox or of a shared one; attachments may claim any size without carrying the bytes. */
 export function deliverEmail(
   state: OutlookState,
-  input: { subject: string; from: { name: string; address: string }; text?: string; attachments?: Array<{ name: string; size: number }>; folder?: string },
+  input: { subject: string; from: { name: string; address: string }; text?: string; attachments?: Array<{ name: string; size: number }>; folder?: string; mailbox?: string },
 ): GraphMessage {
+  const box = mailbox(state, input.mailbox ?? state.user.id);
   const message = buildMessage(state, {
-    folderId: resolveFolder(state, input.folder ?? 'inbox').id,
+    folderId: resolveFolderIn(box, input.folder ?? 'inbox').id,
     from: input.from,
-    toRecipients: [{ emailAddress: { name: state.user.displayName, address: state.user.mail } }],
+    toRecipients: [{ emailAddress: box.address }],
     subject: input.subject,
     body: { contentType: 'text', content: input.text ?? '' },
     attachments: (input.attachments ?? []).map((a) => ({ name: a.name, contentType: 'application/octet-stream', content: Buffer.from('sandbox') })),
   });
   state.attachments[message.id]?.forEach((a, i) => (a.size = input.attachments![i]!.size));
-  state.messages.push(message);
-  messageCreated(state, state.user.id, message);
+  box.messages.push(message);
+  messageCreated(state, box.id, message);
   return message;
 }

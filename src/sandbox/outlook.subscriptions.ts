@@ -20,6 +20,8 @@ export interface SbxPost {
   /** The answer's status; 0 when the endpoint could not be reached; null when the notification was dropped or withheld. */
   status: number | null;
   at: string;
+  /** How long the endpoint took to answer. */
+  tookMs?: number;
   /** The lifecycle event, or the id of the message a change notification is about. */
   about?: string;
 }
@@ -49,6 +51,8 @@ interface Side {
   inFlight: Set<Promise<unknown>>;
   /** The longest lifetime accepted: 4,230 minutes, the lower of the limits Graph has documented for messages. */
   maxMinutes: number;
+  /** The longest lifetime granted, when less than asked for. */
+  grantMs?: number;
 }
 
 const sides = new WeakMap<OutlookState, Side>();
@@ -80,6 +84,11 @@ function forget(side: Side, sub: SbxSubscription): void {
 /** Sandbox control: the next `count` change notifications are lost, as Graph drops some from a slow endpoint. */
 export function dropNotifications(state: OutlookState, count = 1): void {
   subscriptionSide(state).dropNext += count;
+}
+
+/** Sandbox control: subscriptions made or renewed from now on expire after `ms` at most (undefined: when asked), as Graph may grant less than asked. */
+export function grantSubscriptionsFor(state: OutlookState, ms: number | undefined): void {
+  subscriptionSide(state).grantMs = ms;
 }
 
 /** Resolves once every notification under way has been answered. */
@@ -136,6 +145,7 @@ function track(side: Side, p: Promise<unknown>): Promise<unknown> {
 }
 
 async function send(post: SbxPost, body: unknown): Promise<void> {
+  const started = Date.now();
   try {
     const res = await fetch(post.url, {
       method: 'POST',
@@ -149,6 +159,7 @@ async function send(post: SbxPost, body: unknown): Promise<void> {
   } catch {
     post.status = 0;
   }
+  post.tookMs = Date.now() - started;
 }
 
 const invalid = (message: string) => new GraphError(400, 'InvalidRequest', message);
@@ -172,7 +183,7 @@ function checkExpiration(side: Side, value: unknown): string {
   if (Number.isNaN(at)) throw invalid('expirationDateTime is required: an ISO 8601 date and time.');
   if (at <= Date.now()) throw invalid('Subscription expiration must be in the future.');
   if (at > Date.now() + side.maxMinutes * 60_000) throw invalid(`Subscription expiration can only be ${side.maxMinutes} minutes in the future.`);
-  return new Date(at).toISOString();
+  return new Date(side.grantMs === undefined ? at : Math.min(at, Date.now() + side.grantMs)).toISOString();
 }
 
 const RESOURCE = /^\/?(?:me|users\/([^/]+))\/(?:mailfolders(?:\('((?:[^']|'')*)'\)|\/([^/()]+))\/)?messages$/i;

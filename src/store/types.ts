@@ -141,6 +141,8 @@ export interface WorkStore {
   finishPoll(triggerId: string, holder: string, delayMs: number): Promise<void>;
   /** Makes the trigger's poll due now; asked during a poll, one more runs right after it. */
   pollSoon(triggerId: string): Promise<void>;
+  /** pollSoon for every trigger on the account: once it is signed in again, its triggers resume at once. */
+  pollAccountSoon(accountId: string): Promise<void>;
   /** Claims up to `limit` pending forwards whose attempt is due; recordAttempt ends each claim. */
   claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]>;
   /** Extends every claim `holder` has to `ttlMs` from now. */

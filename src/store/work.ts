@@ -47,6 +47,10 @@ export class SqliteWorkStore implements WorkStore {
     this.db.prepare('UPDATE triggers SET next_poll_at = 0, poll_again = claimed_by IS NOT NULL WHERE id = ?').run(triggerId);
   }
 
+  async pollAccountSoon(accountId: string): Promise<void> {
+    this.db.prepare('UPDATE triggers SET next_poll_at = 0, poll_again = claimed_by IS NOT NULL WHERE account_id = ?').run(accountId);
+  }
+
   async claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]> {
     const now = this.clock();
     const claim = this.db.transaction(() => {

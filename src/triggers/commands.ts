@@ -71,5 +71,10 @@ export function formatTriggers(triggers: Array<Record<string, any>>): string {
   const table = [header, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
   // Why a trigger polls when it could be pushed (or is paused), under the table: too long for a column.
   const reasons = triggers.filter((t) => t.mode_reason && t.mode !== 'push').map((t) => `${t.id}: ${t.mode_reason}`);
-  return [...table, ...(reasons.length ? ['', ...reasons] : [])].join('\n');
+  // Notifications that did not prove they came from the provider: someone else knows the URL.
+  const refused = triggers
+    .filter((t) => t.refused_notifications > 0)
+    .map((t) => `${t.id}: ${t.refused_notifications} notification${t.refused_notifications === 1 ? '' : 's'} refused (wrong clientState).`);
+  const notes = [...reasons, ...refused];
+  return [...table, ...(notes.length ? ['', ...notes] : [])].join('\n');
 }

@@ -23,7 +23,8 @@ const NOTED_EVENTS = new Set(['reauthorizationRequired', 'subscriptionRemoved'])
 /**
  * Graph change notifications and lifecycle notifications for outlook.new_email triggers, at
  * /webhooks/outlook/<trigger id> and /webhooks/outlook/<trigger id>/lifecycle. A notification is not an event:
- * once its clientState checks out, the route stores that the trigger needs a poll and answers 202, and that poll's
+ * once its clientState checks out, the route stores that the trigger needs a poll (unless its account needs reconnecting:
+ * the poll at sign-in catches up) and answers 202, and that poll's
  * delta pull makes the events, deduplicated, filtered and checked for attachment size like any other.
  */
 export function outlookNotificationRoutes(deps: OutlookNotificationDeps): Route[] {
@@ -63,7 +64,9 @@ async function notification(deps: OutlookNotificationDeps, req: IncomingMessage,
       const note = { event: lifecycle.lifecycleEvent, subscriptionId: String(lifecycle.subscriptionId ?? ''), at: new Date().toISOString(), id: randomUUID() };
       await deps.store.triggers.note(trigger.id, { set: { lifecycle: note } });
     }
-    await deps.requestPoll(trigger.id);
+    // Paused: still 202, so Graph keeps the subscription; the poll at sign-in pulls what was notified meanwhile.
+    const account = await deps.store.accounts.find(trigger.accountId);
+    if (account?.status !== 'needs_reconnect') await deps.requestPoll(trigger.id);
   } catch (error) {
     deps.logger.error('outlook notification not stored', { trigger: trigger.id, message: (error as Error).message });
     return reply(res, 503, { error: 'The notification could not be stored; send it again.' });

@@ -21,6 +21,7 @@ export interface TriggerRow {
   last_error: string | null;
   mode: string;
   mode_reason: string | null;
+  refused_notifications?: number;
 }
 
 interface Model {
@@ -61,6 +62,7 @@ function triggerRow(t: TriggerRow, m: Model, title: string | undefined): SafeHtm
 <div><dt>Fired</dt><dd class="fired">${t.fired}</dd></div>
 <div><dt>Skipped</dt><dd>${t.skipped}</dd></div>
 <div><dt>Errors</dt><dd>${t.errors}</dd></div>
+${t.refused_notifications ? html`<div><dt>Refused notifications</dt><dd class="refused">${t.refused_notifications}</dd></div>` : ''}
 <div><dt>Last event</dt><dd class="last-event">${t.last_event_at ? timeTag(t.last_event_at, m.now) : html`<span class="muted">none yet</span>`}</dd></div>
 </dl>
 ${

@@ -1,7 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_TOKENS, deliverEmail, dropNotifications, sendLifecycle, settleNotifications, startSandbox, subscriptionSide, type Sandbox } from '../../src/sandbox/index.js';
+import {
+  SANDBOX_TOKENS,
+  deliverEmail,
+  dropNotifications,
+  grantSubscriptionsFor,
+  sendLifecycle,
+  settleNotifications,
+  slowDelta,
+  startSandbox,
+  subscriptionSide,
+  type Sandbox,
+} from '../../src/sandbox/index.js';
 import { client, http } from './http.js';
 
 /** What the notification endpoint was sent: the raw query string, content type and body of each POST. */
@@ -187,5 +198,50 @@ describe('notifications', () => {
     subscriptionSide(sandbox.states.outlook).subscriptions.get(short.id)!.expirationDateTime = new Date(Date.now() - 1).toISOString();
     expect((await api('GET', `/subscriptions/${short.id}`)).status).toBe(404);
     expect((await api('GET', '/subscriptions')).body.value.map((s: { id: string }) => s.id)).not.toContain(short.id);
+  });
+
+  it('grants less than asked when told to, on creation and renewal, as Graph may', async () => {
+    grantSubscriptionsFor(sandbox.states.outlook, 5_000);
+    try {
+      const sub = await subscribe({ expirationDateTime: inFuture(60) });
+      expect(Date.parse(sub.expirationDateTime) - Date.now()).toBeLessThanOrEqual(5_000);
+      const renewed = await api('PATCH', `/subscriptions/${sub.id}`, { body: { expirationDateTime: inFuture(60) } });
+      expect(Date.parse(renewed.body.expirationDateTime) - Date.now()).toBeLessThanOrEqual(5_000);
+      expect(Date.parse(renewed.body.expirationDateTime)).toBeGreaterThanOrEqual(Date.parse(sub.expirationDateTime));
+    } finally {
+      grantSubscriptionsFor(sandbox.states.outlook, undefined);
+    }
+    const asked = inFuture(60);
+    expect((await subscribe({ expirationDateTime: asked })).expirationDateTime).toBe(asked);
+  });
+
+  it('notifies a subscription to a shared mailbox of the mail delivered there, and records how long each answer took', async () => {
+    const sub = await subscribe({ resource: "users/support@contoso.example/mailFolders('inbox')/messages" });
+    received.length = 0;
+    const m = deliverEmail(sandbox.states.outlook, { subject: 'Shared', from: { name: 'Dana', address: 'dana@acme.com' }, mailbox: 'support@contoso.example' });
+    mail('Not shared');
+    await settleNotifications(sandbox.states.outlook);
+    const box = sandbox.states.outlook.mailboxes.find((b) => b.mail === 'support@contoso.example')!;
+    expect(notifications().map((n) => n.resource)).toEqual([`Users/${box.id}/Messages/${m.id}`]);
+    expect(m.toRecipients).toEqual([{ emailAddress: { name: 'Contoso Support', address: 'support@contoso.example' } }]);
+    const post = subscriptionSide(sandbox.states.outlook).subscriptions.get(sub.id)!.posts.find((p) => p.about === m.id)!;
+    expect(post).toMatchObject({ status: 202, tookMs: expect.any(Number) });
+  });
+});
+
+describe('a slow delta query', () => {
+  it('answers late by as much as it is told, then at once again', async () => {
+    const path = "/me/mailFolders/inbox/messages/delta?changeType=created";
+    slowDelta(sandbox.states.outlook, 400);
+    try {
+      const started = Date.now();
+      expect((await api('GET', path)).status).toBe(200);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    } finally {
+      slowDelta(sandbox.states.outlook, 0);
+    }
+    const started = Date.now();
+    expect((await api('GET', path)).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(390);
   });
 });

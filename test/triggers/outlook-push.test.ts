@@ -1,7 +1,19 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { connectAccount } from '../../src/accounts/commands.js';
 import type { PushTiming } from '../../src/contracts/triggers.js';
 import { createLogger } from '../../src/log.js';
-import { deliverEmail, dropNotifications, liveSubscriptions, sendLifecycle, settleNotifications, subscriptionSide, type SbxSubscription } from '../../src/sandbox/index.js';
+import {
+  SANDBOX_TOKENS,
+  deliverEmail,
+  dropNotifications,
+  grantSubscriptionsFor,
+  liveSubscriptions,
+  sendLifecycle,
+  settleNotifications,
+  slowDelta,
+  subscriptionSide,
+  type SbxSubscription,
+} from '../../src/sandbox/index.js';
 import { formatTriggers } from '../../src/triggers/commands.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { Runner } from '../../src/triggers/runner.js';
@@ -9,19 +21,19 @@ import { startHarness, type Harness } from '../harness.js';
 import { freshDatabase, type TestDatabase } from '../pg.js';
 
 let h: Harness;
-let runner: Runner | undefined;
+/** The servers' runners: the last one started is the one the tests ask for polls. */
+const runners: Runner[] = [];
 
 beforeEach(() => h.sandbox.servers.outlook.reset());
 afterEach(async () => {
-  await runner?.stop();
-  runner = undefined;
+  for (const r of runners.splice(0)) await r.stop();
   for (const t of await h.store.triggers.list()) await h.ok('triggers_delete', { id: t.id });
   subscriptionSide(h.sandbox.states.outlook).subscriptions.clear();
 });
 
 /** The runner of a server started with --public-url (the harness's listener), or without one. */
-async function serve(options: { publicUrl?: boolean; timing?: Partial<PushTiming> } = {}): Promise<void> {
-  runner = new Runner({
+async function serve(options: { publicUrl?: boolean; timing?: Partial<PushTiming>; claimTtlMs?: number } = {}): Promise<Runner> {
+  const runner = new Runner({
     store: h.store,
     kinds: TRIGGER_KINDS,
     log: h.deps.triggers!.log,
@@ -30,8 +42,17 @@ async function serve(options: { publicUrl?: boolean; timing?: Partial<PushTiming
     tickMs: 20,
     publicUrl: options.publicUrl === false ? undefined : h.listenerUrl,
     pushTiming: options.timing,
+    claimTtlMs: options.claimTtlMs,
   });
+  runners.push(runner);
   await runner.start();
+  return runner;
+}
+
+/** The process dies: its runner stops ticking, releasing nothing. */
+function kill(runner: Runner): void {
+  clearInterval((runner as unknown as { timer: NodeJS.Timeout }).timer);
+  (runner as unknown as { timer: undefined }).timer = undefined;
 }
 
 async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 20_000): Promise<T> {
@@ -65,7 +86,7 @@ async function pushed(config: Record<string, unknown> = {}): Promise<{ id: strin
 /** Runs one poll of the trigger now and waits for its commit. */
 async function poll(triggerId: string): Promise<void> {
   const before = (await h.store.triggers.get(triggerId))!;
-  runner!.pollSoon(triggerId);
+  runners.at(-1)!.pollSoon(triggerId);
   await until(async () => {
     const now = (await h.store.triggers.get(triggerId))!;
     return now.state.lastPollAt !== before.state.lastPollAt || now.errors !== before.errors;
@@ -125,6 +146,7 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     expect((await post(url, forged)).status).toBe(401);
     expect((await post(`${url}/lifecycle`, { value: [{ subscriptionId: subscription.id, lifecycleEvent: 'subscriptionRemoved' }] })).status).toBe(401);
     expect((await listed(id)).refused_notifications).toBe(2);
+    expect(formatTriggers([await listed(id)])).toMatch(new RegExp(`^${id}: 2 notifications refused \\(wrong clientState\\)\\.$`, 'm'));
     expect((await h.store.triggers.get(id))!.providerRefs.lifecycle).toBeUndefined();
     expect((await post(url, { value: 'nope' })).status).toBe(400);
     expect((await post(url.replace(id, 'trg_00000000000000aa'), forged)).status).toBe(404);
@@ -154,6 +176,22 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     expect(subscriptionOf(id)?.id).toBe(subscription.id);
     deliver('After the renewal');
     await until(async () => (await subjects(id)).length > 0, 'the event');
+  });
+
+  it('honours a shorter lifetime than asked for: renews halfway through it, not at every poll', async () => {
+    grantSubscriptionsFor(h.sandbox.states.outlook, 4_000);
+    try {
+      await serve();
+      const { id, subscription } = await pushed();
+      const firstExpiry = subscription.expirationDateTime;
+      await until(() => Date.now() > Date.parse(firstExpiry) + 500, 'the first expiry to pass', 10_000);
+      expect(subscriptionOf(id)?.id).toBe(subscription.id);
+      const renewals = graphRequests('PATCH', new RegExp(`/subscriptions/${subscription.id}$`)).length;
+      expect(renewals).toBeGreaterThanOrEqual(1);
+      expect(renewals).toBeLessThanOrEqual(2);
+    } finally {
+      grantSubscriptionsFor(h.sandbox.states.outlook, undefined);
+    }
   });
 
   it('reauthorizationRequired: the next poll renews, which reauthorizes, and notifications flow again', async () => {
@@ -219,21 +257,96 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     expect(graphRequests('POST', /\/subscriptions$/)).toHaveLength(1);
   });
 
-  it('pauses while the account needs reconnecting, and subscribes again at the first good poll after sign-in', async () => {
+  it('while the account needs reconnecting, acknowledges notifications without polling; signing in again polls at once and subscribes again', async () => {
     await serve();
     const { id, subscription } = await pushed();
-    const account = (await h.store.triggers.get(id))!.accountId;
-    await h.store.accounts.setStatus(account, 'needs_reconnect');
-    expect(await listed(id)).toMatchObject({ mode: 'paused', mode_reason: expect.stringMatching(/reconnecting/) });
+    const account = (await h.store.accounts.find((await h.store.triggers.get(id))!.accountId))!;
+    // A refresh Graph refused marks the account, and fails the poll that tried it.
+    await h.store.accounts.setStatus(account.id, 'needs_reconnect');
     await poll(id);
-    expect((await h.store.triggers.get(id))!.lastError).toMatch(/reconnect/);
+    expect(await listed(id)).toMatchObject({ mode: 'paused', mode_reason: expect.stringMatching(/reconnecting/), last_error: expect.stringMatching(/reconnect/) });
+    const errors = (await h.store.triggers.get(id))!.errors;
+
+    const m = deliver('While paused');
+    await settleNotifications(h.sandbox.states.outlook);
+    expect(subscription.posts.find((p) => p.about === m.id)?.status).toBe(202);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await h.store.triggers.get(id))!.errors).toBe(errors);
     // Graph dropped the subscription meanwhile, without being able to tell anyone.
     subscriptionSide(h.sandbox.states.outlook).subscriptions.delete(subscription.id);
-    await h.store.accounts.setStatus(account, 'active');
-    await poll(id);
-    const again = await until(() => subscriptionOf(id), 'a new subscription');
+
+    const token = SANDBOX_TOKENS.outlook;
+    const signedIn = await connectAccount({ store: h.store, baseUrls: h.deps.baseUrls }, { provider: 'outlook', label: account.label, secret: { kind: 'token', token }, reconnect: true });
+    expect(signedIn).toMatchObject({ id: account.id, status: 'active' });
+    const again = await until(() => subscriptionOf(id), 'a new subscription, without waiting for the backstop');
     expect(again.id).not.toBe(subscription.id);
-    expect((await listed(id)).mode).toBe('push');
+    await until(async () => (await subjects(id)).length > 0, 'the email notified while paused');
+    expect(await subjects(id)).toEqual(['While paused']);
+    expect(await listed(id)).toMatchObject({ mode: 'push', last_error: null });
+  });
+
+  it('renews on whichever instance is alive: a second server renews the subscription of one that died', async () => {
+    const timing = { lifetimeMs: 6_000, renewBeforeMs: 4_000 };
+    const first = await serve({ timing, claimTtlMs: 1_000 });
+    const { id, subscription } = await pushed();
+    kill(first);
+    const firstExpiry = subscription.expirationDateTime;
+    await serve({ timing, claimTtlMs: 1_000 });
+    await until(() => Date.parse(subscription.expirationDateTime) > Date.parse(firstExpiry), 'the renewal');
+    await until(() => Date.now() > Date.parse(firstExpiry) + 200, 'the first expiry to pass', 10_000);
+    expect(subscriptionOf(id)?.id).toBe(subscription.id);
+    expect(graphRequests('POST', /\/subscriptions$/)).toHaveLength(1);
+    deliver('Renewed elsewhere');
+    await until(async () => (await subjects(id)).length > 0, 'the event');
+  });
+
+  it('answers a notification 202 once the poll it asks for is stored, before the slow delta pull fetches the message', async () => {
+    await serve();
+    const { id, subscription } = await pushed();
+    slowDelta(h.sandbox.states.outlook, 2_000);
+    try {
+      const m = deliver('Slow Graph');
+      await settleNotifications(h.sandbox.states.outlook);
+      const post = subscription.posts.find((p) => p.about === m.id)!;
+      expect(post.status).toBe(202);
+      expect(post.tookMs).toBeLessThan(1_000);
+      expect(await subjects(id)).toEqual([]);
+      await until(async () => (await subjects(id)).length > 0, 'the event');
+      expect(Date.now() - Date.parse(post.at)).toBeGreaterThanOrEqual(2_000);
+    } finally {
+      slowDelta(h.sandbox.states.outlook, 0);
+    }
+    expect(await subjects(id)).toEqual(['Slow Graph']);
+  });
+
+  it('applies the filter to notified mail: a notified email that does not match is no event', async () => {
+    await serve();
+    const { id, subscription } = await pushed({ filter: 'from:*@acme.com AND subject:"invoice"' });
+    deliverEmail(h.sandbox.states.outlook, { subject: 'Lunch?', from: { name: 'Dana Reyes', address: 'dana@acme.com' } });
+    deliverEmail(h.sandbox.states.outlook, { subject: 'Invoice 42', from: { name: 'Eve', address: 'eve@other.example' } });
+    deliverEmail(h.sandbox.states.outlook, { subject: 'Invoice 43', from: { name: 'Dana Reyes', address: 'dana@acme.com' } });
+    await until(async () => (await subjects(id)).length > 0, 'the event');
+    await settleNotifications(h.sandbox.states.outlook);
+    expect(subscription.posts.filter((p) => p.kind === 'change').map((p) => p.status)).toEqual([202, 202, 202]);
+    await poll(id);
+    expect(await subjects(id)).toEqual(['Invoice 43']);
+  });
+
+  it("subscribes to a shared mailbox's folder, and its notifications become events", async () => {
+    await serve();
+    const support = h.sandbox.states.outlook.mailboxes.find((b) => b.mail === 'support@contoso.example')!;
+    const inbox = support.wellKnownFolders.inbox!;
+    const { id, subscription } = await pushed({ mailbox: 'support@contoso.example', folder: inbox });
+    expect(subscription.resource).toBe(`users/support@contoso.example/mailFolders('${inbox}')/messages`);
+    deliverEmail(h.sandbox.states.outlook, { subject: 'Shared help', from: { name: 'Sam', address: 'sam@customer.example' }, mailbox: support.mail });
+    deliver('In my own inbox');
+    await until(async () => (await subjects(id)).length > 0, 'the event');
+    await settleNotifications(h.sandbox.states.outlook);
+    expect(subscription.posts.filter((p) => p.kind === 'change').map((p) => p.status)).toEqual([202]);
+    await poll(id);
+    const [event, ...more] = await h.store.events.after(0, { triggerIds: [id], limit: 10 });
+    expect(more).toEqual([]);
+    expect(event!.payload).toMatchObject({ subject: 'Shared help', mailbox: 'support@contoso.example', folder: inbox });
   });
 
   it('without a public URL polls as before, and says why', async () => {

@@ -169,6 +169,27 @@ describe('Integrations & API Keys page in a browser', () => {
     await server.store.triggers.remove(control.id);
   });
 
+  it('shows how many Graph notifications a trigger refused, where it refused any', async () => {
+    const outlook = (await server.store.accounts.list({ provider: 'outlook' }))[0]!;
+    const forged = await server.store.triggers.create({ kind: 'outlook.new_email', accountId: outlook.id, config: {} });
+    const quiet = await server.store.triggers.create({ kind: 'outlook.new_email', accountId: outlook.id, config: { folder: 'archive' } });
+    try {
+      const body = JSON.stringify({ value: [{ subscriptionId: 'guessed', changeType: 'created', clientState: 'guessed', resource: 'Users/x/Messages/y' }] });
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${server.url}/webhooks/outlook/${forged.id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        expect(res.status).toBe(401);
+      }
+      await open();
+      const facts = page.locator(`[data-trigger="${forged.id}"] dl.facts`);
+      expect(await facts.locator('.refused').textContent()).toBe('2');
+      expect(await facts.textContent()).toContain('Refused notifications2');
+      expect(await page.locator(`[data-trigger="${quiet.id}"] .refused`).count()).toBe(0);
+    } finally {
+      await server.store.triggers.remove(forged.id);
+      await server.store.triggers.remove(quiet.id);
+    }
+  });
+
   it('says MCP runs over stdio when it does, with the command to copy, and shows no sandbox badge outside the sandbox', async () => {
     await open();
     expect(await page.getByLabel('MCP over stdio, started with').inputValue()).toBe('switchboard serve');

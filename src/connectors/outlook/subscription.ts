@@ -24,6 +24,8 @@ export interface PushState {
   reason: string | null;
   subscriptionId?: string;
   expiresAt?: string;
+  /** When to renew: renewBeforeMs before expiry, or halfway to it when Graph granted less than twice that. */
+  renewAt?: string;
   /** The URL the subscription posts to: a subscription made under another public URL is replaced. */
   notificationUrl?: string;
   /** After a refusal: when to ask Graph again. */
@@ -70,7 +72,7 @@ export async function maintainSubscription(ctx: PushContext, watched: WatchedFol
   const previous = ctx.state.push as PushState | undefined;
   const polling = (push: PushState, nextPollMs = watched.pollMs) => ({ state: { ...ctx.state, push }, nextPollMs });
   const pushing = (push: PushState) =>
-    polling(push, Math.max(1_000, Math.min(watched.backstopMs, Date.parse(push.expiresAt!) - timing.renewBeforeMs - ctx.now)));
+    polling(push, Math.max(1_000, Math.min(watched.backstopMs, renewalDue(push, timing) - ctx.now)));
 
   if (!ctx.publicUrl) {
     if (previous?.subscriptionId) await removeSubscription(ctx.api, previous.subscriptionId).catch(() => undefined);
@@ -88,7 +90,7 @@ export async function maintainSubscription(ctx: PushContext, watched: WatchedFol
     if (current && fresh?.event === 'subscriptionRemoved' && fresh.subscriptionId === current.subscriptionId) current = undefined;
     // A renewal also tells whether Graph still has the subscription, after a pause in which it may have lapsed.
     const due =
-      current && (ctx.recovering || fresh?.subscriptionId === current.subscriptionId || current.reason || Date.parse(current.expiresAt!) - ctx.now <= timing.renewBeforeMs);
+      current && (ctx.recovering || fresh?.subscriptionId === current.subscriptionId || current.reason || ctx.now >= renewalDue(current, timing));
     if (current && !due) return pushing({ ...current, ...seen });
     if (current) {
       const renewed = await renew(ctx, current, timing);
@@ -131,7 +133,8 @@ async function subscribe(ctx: PushContext, watched: WatchedFolder, urls: ReturnT
     expirationDateTime: requested,
     clientState,
   });
-  return { mode: 'push', reason: null, subscriptionId: made.id, expiresAt: made.expirationDateTime ?? requested, notificationUrl: urls.notificationUrl };
+  const expiresAt = made.expirationDateTime ?? requested;
+  return { mode: 'push', reason: null, subscriptionId: made.id, expiresAt, renewAt: renewalTime(ctx.now, expiresAt, timing), notificationUrl: urls.notificationUrl };
 }
 
 /** PATCH renews, and reauthorizes; undefined when Graph no longer has the subscription. */
@@ -144,7 +147,17 @@ async function renew(ctx: PushContext, current: PushState, timing: PushTiming): 
     acceptStatus: [404],
   });
   if (res.status === 404) return undefined;
-  return { ...current, reason: null, expiresAt: (res.body as GraphSubscription).expirationDateTime ?? requested };
+  const expiresAt = (res.body as GraphSubscription).expirationDateTime ?? requested;
+  return { ...current, reason: null, expiresAt, renewAt: renewalTime(ctx.now, expiresAt, timing) };
+}
+
+function renewalTime(now: number, expiresAt: string, timing: PushTiming): string {
+  const expiry = Date.parse(expiresAt);
+  return new Date(expiry - Math.min(timing.renewBeforeMs, Math.max(0, expiry - now) / 2)).toISOString();
+}
+
+function renewalDue(push: PushState, timing: PushTiming): number {
+  return push.renewAt ? Date.parse(push.renewAt) : Date.parse(push.expiresAt!) - timing.renewBeforeMs;
 }
 
 export async function removeSubscription(api: Api, subscriptionId: string): Promise<void> {
@@ -157,7 +170,11 @@ export function pushMode(trigger: Trigger, account: Account | undefined, watched
   const push = trigger.state.push as PushState | undefined;
   const every = (ms: number) => `${Math.round(ms / 1000)} s`;
   if (account?.status === 'needs_reconnect') {
-    return { mode: 'paused', reason: 'The account needs reconnecting: polling and any Graph subscription resume after sign-in.', refused };
+    return {
+      mode: 'paused',
+      reason: 'The account needs reconnecting: Graph notifications are acknowledged but wait, and polling and the subscription resume as soon as it is signed in again.',
+      refused,
+    };
   }
   if (push?.mode === 'push') {
     const renewal = push.reason ? ` ${push.reason}` : ' It is renewed before then.';

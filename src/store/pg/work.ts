@@ -46,6 +46,10 @@ export class PgWorkStore implements WorkStore {
     await this.sql`UPDATE triggers SET next_poll_at = 0, poll_again = claimed_by IS NOT NULL WHERE id = ${triggerId}`;
   }
 
+  async pollAccountSoon(accountId: string): Promise<void> {
+    await this.sql`UPDATE triggers SET next_poll_at = 0, poll_again = claimed_by IS NOT NULL WHERE account_id = ${accountId}`;
+  }
+
   async claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]> {
     const rows = await this.sql<DeliveryRow[]>`
       WITH due AS (
