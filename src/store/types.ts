@@ -422,8 +422,12 @@ export interface TeamUserStore {
   get(id: string): Promise<TeamUser | undefined>;
   /** Creates the person on their first sign-in, else refreshes login, email, role (when given) and last seen; a disabled person stays disabled. */
   signIn(input: TeamSignIn): Promise<TeamUser>;
+  /**
+   * Disabling also ends what the person is signed in with: the authorization server's sessions, grants, codes and
+   * tokens of theirs, and their Integrations page sessions; enabling brings none of them back.
+   */
   setDisabled(id: string, disabled: boolean): Promise<TeamUser | undefined>;
-  /** Forgets the person, and deletes their personal access tokens. */
+  /** Forgets the person, and deletes their personal access tokens, authorization records and page sessions. */
   remove(id: string): Promise<TeamUser | undefined>;
 }
 
@@ -434,7 +438,8 @@ export interface TeamUserStore {
  */
 export interface AuthRecordStore {
   /** Creates or replaces a record; without `expiresInMs` it never expires (a registered client). Removes expired records. */
-  put(kind: string, id: string, payload: string, options: { expiresInMs?: number; grantId?: string; uid?: string }): Promise<void>;
+  /** `owner` is the person a session, grant, code or token is of: disabling or removing them removes it. */
+  put(kind: string, id: string, payload: string, options: { expiresInMs?: number; grantId?: string; uid?: string; owner?: string }): Promise<void>;
   get(kind: string, id: string): Promise<{ payload: string; consumed: boolean } | undefined>;
   getByUid(kind: string, uid: string): Promise<{ payload: string; consumed: boolean } | undefined>;
   /** Marks a record used (a code exchanged, a rotated refresh token), keeping it readable until it expires. */
