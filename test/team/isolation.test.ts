@@ -15,6 +15,7 @@ import { pageSession, startTeamServer, type TeamServer } from './team.js';
  * Two people on one team server. Everything one of them can reach (every tool that takes an account, trigger, cursor
  * or consumer; resources, subscriptions and listen streams; notifications; the page, its forms and its event stream)
  * is tried with the other's ids, and nothing of ada's reaches bob. Each check has its positive twin: ada reaches it.
+ * Every tool of the registry that takes an account, and cut results' cursors, are tried in isolation-tools.test.ts.
  */
 
 let sandbox: Sandbox;

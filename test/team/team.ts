@@ -59,6 +59,8 @@ export async function startTeamServer(o: {
     SWITCHBOARD_SECRET_KEY: 'team test key',
     SWITCHBOARD_GITHUB_BASE_URL: sandbox.baseUrls.github,
     SWITCHBOARD_OUTLOOK_BASE_URL: sandbox.baseUrls.outlook,
+    SWITCHBOARD_VERCEL_BASE_URL: sandbox.baseUrls.vercel,
+    SWITCHBOARD_SALES_BASE_URL: sandbox.baseUrls.sales,
     SWITCHBOARD_GITHUB_OAUTH_URL: sandbox.oauthSettings.github.url,
     SWITCHBOARD_GITHUB_CLIENT_ID: sandbox.oauthSettings.github.clientId!,
     SWITCHBOARD_GITHUB_CLIENT_SECRET: sandbox.oauthSettings.github.clientSecret!,
