@@ -13,7 +13,8 @@ import { protectedResource } from './auth.js';
 import { userOf } from './owner.js';
 import { PERSONAL_OWNER } from '../store/index.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
-import { eventUpdate, refusedListen, type Surface } from './server.js';
+import { eventUpdate } from './event-notes.js';
+import { refusedListen, type Surface } from './server.js';
 import { closeCancelledStreams, resumeOrPrime, sendNotificationsDirectly, SSE_RETRY_MS } from './streams.js';
 
 export interface HttpListenerOptions {

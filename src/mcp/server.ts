@@ -24,8 +24,10 @@ import type { CallContext, Tool, ToolDeps } from '../tool.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
 import { ownEvents } from '../store/index.js';
 import { ownedDeps, ownerOf } from './owner.js';
+import { eventNote, eventsUri, eventUpdate, noticesOf, type EventNote } from './event-notes.js';
 
 export type { Server as McpServer } from '@modelcontextprotocol/server';
+export { EVENT_META_KEY, EVENT_NOTIFICATION, eventNote, eventsUri, eventUpdate, type EventNote } from './event-notes.js';
 
 /** The protocol family a server instance speaks: 2025-11-25 and before (`legacy`, initialize and sessions) or 2026-07-28 (`modern`). */
 export type Era = 'legacy' | 'modern';
@@ -42,49 +44,8 @@ const ACCOUNTS_URI = 'switchboard://accounts';
 const EVENTS_URI = /^switchboard:\/\/triggers\/([\w-]+)\/events$/;
 /** One per trigger is all a session needs; the bound keeps a client from growing the set without end. */
 const MAX_SUBSCRIPTIONS = 1000;
-/** 2025 clients get each event as this notification, whether or not they subscribed. */
-export const EVENT_NOTIFICATION = 'notifications/switchboard/event';
-/** The `_meta` key of `notifications/resources/updated` that carries the event, in both revisions. */
-export const EVENT_META_KEY = 'switchboard/event';
 /** The input request key under which a 2026 tool call asks the client to open a sign-in link. */
 const SIGN_IN_INPUT = 'sign_in';
-export const eventsUri = (triggerId: string) => `switchboard://triggers/${triggerId}/events`;
-
-/** What a client learns of a new event: enough to decide whether to read it (by resource, events_next or the CLI). */
-export interface EventNote {
-  eventId: string;
-  triggerId: string;
-  kind: string;
-  occurredAt: string;
-  summary: string;
-}
-
-export const eventNote = (e: TriggerEvent): EventNote => ({ eventId: String(e.id), triggerId: e.triggerId, kind: e.kind, occurredAt: e.occurredAt, summary: e.summary });
-
-/** The resource update that tells of an event, the event riding in its `_meta`. */
-export const eventUpdate = (note: EventNote) => ({ uri: eventsUri(note.triggerId), _meta: { [EVENT_META_KEY]: note } });
-
-/** What a 2025 session is sent of an event: the vendor notification, and the resource update when it subscribed to `uri`. */
-interface LegacyNotices {
-  uri: string;
-  vendor: JSONRPCNotification;
-  update: JSONRPCNotification;
-}
-
-// Every session of this process is told of the same events (the log hands each listener the same objects): the
-// notices are built once per event, frozen, so the HTTP streams can write each one's JSON once for all sessions.
-const legacyNotices = new WeakMap<TriggerEvent, LegacyNotices>();
-function noticesOf(e: TriggerEvent): LegacyNotices {
-  const known = legacyNotices.get(e);
-  if (known) return known;
-  const note = Object.freeze(eventNote(e));
-  const update = eventUpdate(note);
-  Object.freeze(update._meta);
-  const message = (method: string, params: Record<string, unknown>): JSONRPCNotification => Object.freeze({ jsonrpc: '2.0', method, params: Object.freeze(params) });
-  const notices = { uri: update.uri, vendor: message(EVENT_NOTIFICATION, { ...note }), update: message('notifications/resources/updated', update) };
-  legacyNotices.set(e, notices);
-  return notices;
-}
 
 const INSTRUCTIONS =
   'Switchboard connects Outlook, GitHub, Vercel and a sales-intelligence API. Tools are named <provider>_<step>; ' +

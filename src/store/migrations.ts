@@ -308,6 +308,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 13,
+    up(db) {
+      // Whose an authorization record is, so disabling a person removes it. Earlier ones name no one: they go, and people sign in again.
+      db.exec(`
+        ALTER TABLE team_records ADD COLUMN owner TEXT;
+        CREATE INDEX team_records_owner ON team_records (owner) WHERE owner IS NOT NULL;
+        DELETE FROM team_records WHERE kind IN ('Session', 'Interaction', 'Grant', 'AuthorizationCode', 'AccessToken', 'RefreshToken');
+      `);
+    },
+  },
 ];
 
 export interface MigrationResult {

@@ -89,6 +89,15 @@ function sqliteTeamUsers(db: Database.Database): TeamUserStore {
     );
     return get(id)!;
   });
+  const signOut = (id: string) => {
+    db.prepare('DELETE FROM team_records WHERE owner = ?').run(id);
+    db.prepare('DELETE FROM web_sessions WHERE owner = ?').run(id);
+  };
+  const setDisabled = db.transaction((id: string, disabled: boolean) => {
+    const row = db.prepare('UPDATE team_users SET disabled = ? WHERE id = ? RETURNING *').get(disabled ? 1 : 0, id) as TeamUserRow | undefined;
+    if (row && disabled) signOut(id);
+    return row;
+  });
   return {
     async list() {
       return (db.prepare('SELECT * FROM team_users ORDER BY created_at, id').all() as TeamUserRow[]).map(toTeamUser);
@@ -101,14 +110,14 @@ function sqliteTeamUsers(db: Database.Database): TeamUserStore {
       return toTeamUser(signIn.immediate(input, new Date().toISOString()));
     },
     async setDisabled(id, disabled) {
-      const row = db.prepare('UPDATE team_users SET disabled = ? WHERE id = ? RETURNING *').get(disabled ? 1 : 0, id) as TeamUserRow | undefined;
+      const row = setDisabled.immediate(id, disabled);
       return row && toTeamUser(row);
     },
     async remove(id) {
       const forget = db.transaction(() => {
         const row = db.prepare('DELETE FROM team_users WHERE id = ? RETURNING *').get(id) as TeamUserRow | undefined;
         if (!row) return undefined;
-        // What was theirs goes with them: accounts (their triggers, hooks, grants and sales lookups with them), events, consumers, page sessions, grants to them.
+        // What was theirs goes with them: accounts (their triggers, hooks, grants and sales lookups with them), events, consumers, grants to them, what they are signed in with.
         db.prepare('DELETE FROM deliveries WHERE trigger_id IN (SELECT id FROM triggers WHERE owner = ?)').run(id);
         db.prepare('DELETE FROM triggers WHERE owner = ?').run(id);
         db.prepare('DELETE FROM accounts WHERE owner = ?').run(id);
@@ -116,7 +125,7 @@ function sqliteTeamUsers(db: Database.Database): TeamUserStore {
         db.prepare('DELETE FROM consumer_failures WHERE substr(consumer, 1, length(?) + 1) = ? || \'/\'').run(id, id);
         db.prepare('DELETE FROM consumers WHERE substr(name, 1, length(?) + 1) = ? || \'/\'').run(id, id);
         db.prepare('DELETE FROM events WHERE owner = ?').run(id);
-        db.prepare('DELETE FROM web_sessions WHERE owner = ?').run(id);
+        signOut(id);
         return row;
       });
       const row = forget.immediate();
@@ -131,8 +140,8 @@ function sqliteAuthRecords(db: Database.Database, key: Buffer, guard: () => void
     guard();
     db.prepare('DELETE FROM team_records WHERE expires_at <= ?').run(now);
     db.prepare(
-      `INSERT INTO team_records (kind, id_hash, uid_hash, grant_hash, payload_enc, consumed, expires_at) VALUES (?, ?, ?, ?, ?, 0, ?)
-       ON CONFLICT (kind, id_hash) DO UPDATE SET uid_hash = excluded.uid_hash, grant_hash = excluded.grant_hash,
+      `INSERT INTO team_records (kind, id_hash, uid_hash, grant_hash, owner, payload_enc, consumed, expires_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?)
+       ON CONFLICT (kind, id_hash) DO UPDATE SET uid_hash = excluded.uid_hash, grant_hash = excluded.grant_hash, owner = excluded.owner,
          payload_enc = excluded.payload_enc, consumed = 0, expires_at = excluded.expires_at`,
     ).run(...row);
   });
@@ -141,7 +150,7 @@ function sqliteAuthRecords(db: Database.Database, key: Buffer, guard: () => void
       const hash = idHash(id);
       const now = clock();
       const expiresAt = o.expiresInMs === undefined ? null : now + o.expiresInMs;
-      put.immediate([kind, hash, o.uid ? idHash(o.uid) : null, o.grantId ? idHash(o.grantId) : null, sealRecord(key, kind, hash, payload), expiresAt], now);
+      put.immediate([kind, hash, o.uid ? idHash(o.uid) : null, o.grantId ? idHash(o.grantId) : null, o.owner ?? null, sealRecord(key, kind, hash, payload), expiresAt], now);
     },
     async get(kind, id) {
       return toRecord(key, db.prepare(`SELECT * FROM team_records WHERE id_hash = ? AND ${live}`).get(idHash(id), kind, clock()) as RecordRow | undefined);

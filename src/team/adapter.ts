@@ -1,6 +1,6 @@
 import type { AuthRecordStore } from '../store/types.js';
 
-type Payload = Record<string, unknown> & { grantId?: string; uid?: string };
+type Payload = Record<string, unknown> & { grantId?: string; uid?: string; accountId?: string; session?: { accountId?: string } };
 
 /**
  * oidc-provider's storage adapter (one instance per model: Grant, Session, AccessToken, Client...), over the store's
@@ -17,7 +17,9 @@ export function storeAdapter(records: AuthRecordStore) {
 
     async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
       const expiresInMs = typeof expiresIn === 'number' ? expiresIn * 1000 : undefined;
-      await records.put(this.kind, id, JSON.stringify(payload), { expiresInMs, grantId: payload.grantId, uid: payload.uid });
+      // The person a session, interaction, grant, code or token is of, so disabling them removes it.
+      const owner = payload.accountId ?? payload.session?.accountId;
+      await records.put(this.kind, id, JSON.stringify(payload), { expiresInMs, grantId: payload.grantId, uid: payload.uid, owner });
     }
 
     async find(id: string) {

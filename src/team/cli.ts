@@ -40,8 +40,12 @@ export function usersCommand(users: Command, cli: CliKit): void {
         const gone = tokens ? `; ${tokens} personal access token(s) ${name === 'remove' ? 'deleted' : 'revoked'}` : '';
         cli.print(`${done.replace('%s', user.login)}${gone} (${user.id}).`);
       });
-  change('disable', 'Stop a person: their tokens stop working at once (personal access tokens are revoked), their triggers stop, and they cannot sign in again until enabled.', 'Disabled %s: their tokens no longer work');
-  change('enable', 'Let a disabled person sign in again; tokens the sign-in issued before they were disabled work again until they expire, revoked personal access tokens do not.', 'Enabled %s');
+  change(
+    'disable',
+    'Stop a person: their tokens end at once (sign-in grants and tokens deleted, personal access tokens revoked), their page sessions end, their triggers stop, and they cannot sign in again until enabled.',
+    'Disabled %s: their tokens no longer work',
+  );
+  change('enable', 'Let a disabled person sign in again and run their triggers again; the tokens and sessions that disabling ended stay ended.', 'Enabled %s');
   change('remove', 'Forget a person and what was theirs: accounts, triggers, events and personal access tokens are deleted; if still allowed, signing in again makes them anew.', 'Removed %s');
 }
 

@@ -33,7 +33,7 @@ export async function findUser(store: Store, ref: string, o: { option?: string; 
   throw new InputError(`${named} has signed in; switchboard users list shows who has.${o.hint ?? ''}`, 'user');
 }
 
-/** Disables or enables a person; disabling also revokes their personal access tokens, which enabling does not bring back. */
+/** Disables or enables a person; disabling also ends their sign-in's tokens and page sessions and revokes their personal access tokens, which enabling does not bring back. */
 export async function setUserDisabled(config: Config, ref: string, disabled: boolean): Promise<{ user: TeamUser; tokens: number }> {
   return withStore(config, async (store) => {
     const user = (await store.team.users.setDisabled((await findUser(store, ref)).id, disabled))!;

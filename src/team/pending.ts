@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PAGE_TICKET_KIND, PAGE_TICKET_MS, PAGE_TICKET_PATH } from '../contracts/team.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
+import { issuePageTicket } from '../web/page-ticket.js';
+import { parseCookies } from '../web/session.js';
 import { errorPage, sendPage, type Page } from './pages.js';
 
 /**
@@ -15,7 +16,7 @@ export interface PendingSignIns {
   start(state: string, data: object): Promise<string>;
   /** The sign-in `state` names, once, when this browser started it; else the page saying why not. */
   finish<T>(req: IncomingMessage, state: string): Promise<{ pending: T } | { refused: Page }>;
-  /** Sends the person to the Integrations page with a one-time ticket for their session. */
+  /** Sends the person to the Integrations page with a one-time ticket for their session, good in this browser only. */
   toPage(res: ServerResponse, userId: string): Promise<void>;
   /** The header that forgets the browser's cookie, sent with every answer of a callback. */
   clearCookie: Record<string, string>;
@@ -41,16 +42,15 @@ export function pendingSignIns(store: Store, secure: boolean): PendingSignIns {
       const saved = state ? await store.team.records.take(KIND, state) : undefined;
       if (saved === undefined) return { refused: errorPage('Sign-in not found', 'This sign-in is unknown, was already used, or is older than 10 minutes. Start again from the application.', 404) };
       const { nonceHash, ...pending } = JSON.parse(saved) as { nonceHash: string };
-      const nonce = cookieOf(req, COOKIE);
+      const nonce = parseCookies(req.headers.cookie)[COOKIE];
       if (!nonce || !timingSafeEqual(digest(nonce), Buffer.from(nonceHash, 'base64url'))) {
         return { refused: errorPage('Sign-in from another browser', 'This sign-in was started in another browser. Start again from the application in this one.', 403) };
       }
       return { pending: pending as T };
     },
     async toPage(res, userId) {
-      const ticket = randomBytes(32).toString('base64url');
-      await store.team.records.put(PAGE_TICKET_KIND, ticket, userId, { expiresInMs: PAGE_TICKET_MS });
-      res.writeHead(303, { location: `${PAGE_TICKET_PATH}?ticket=${ticket}`, 'cache-control': 'no-store', ...clearCookie }).end();
+      const { location, cookie } = await issuePageTicket(store, userId, secure);
+      res.writeHead(303, { location, 'cache-control': 'no-store', 'set-cookie': [clearCookie['set-cookie'], cookie] }).end();
     },
   };
 }
@@ -66,11 +66,3 @@ export const guarded = (logger: Logger) => (run: Handler): Handler => async (req
     if (!res.headersSent) sendPage(res, errorPage('Sign-in failed', `${(error as Error).message} Start again from the application.`, 502));
   }
 };
-
-function cookieOf(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
-}

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../http/incoming.js';
 import { PERSONAL_OWNER } from '../store/index.js';
 import { PROVIDERS } from '../store/types.js';
-import { PAGE_SIGN_IN_PATH, PAGE_TICKET_KIND, PAGE_TICKET_PATH } from '../contracts/team.js';
+import { PAGE_SIGN_IN_PATH, PAGE_TICKET_PATH } from '../contracts/team.js';
+import { clearPageTicketCookie, redeemPageTicket } from './page-ticket.js';
 import { triggersList } from '../triggers/tools.js';
 import { confirmRemovePage } from './accounts-view.js';
 import { addCredential, createTrigger, makeDefault, removeAccount, removeTrigger, renameAccount, sendTest, type Outcome, type WebDeps } from './actions.js';
@@ -26,12 +27,22 @@ export type { WebDeps } from './actions.js';
  * needs a logged-in session cookie or the bearer token, and every POST needs the session's CSRF token.
  */
 export function webRoutes(w: WebDeps): Route[] {
-  const sessions = new Sessions(w.deps.store.webSessions, { token: w.config.http.token, secure: w.config.http.publicUrl?.startsWith('https:') });
+  const secure = w.config.http.publicUrl?.startsWith('https:') ?? false;
+  const sessions = new Sessions(w.deps.store.webSessions, { token: w.config.http.token, secure });
   const signIn = serverSignIn(w);
   const web: WebDeps = { ...w, signIn };
   // Team mode: a session is a signed-in person's, and shows only what is theirs; the HTTP token signs nobody in.
   const team = w.config.team !== undefined;
   const signedIn = (session: WebSession | undefined) => (team ? session?.owner !== undefined : !!session?.authed);
+  /** The request's session; in team mode none once its person is disabled or removed (disabling ends them too, this is the second line). */
+  const current = async (req: IncomingMessage): Promise<WebSession | undefined> => {
+    const session = await sessions.get(req);
+    if (!team || session?.owner === undefined) return session;
+    const person = await w.deps.store.team.users.get(session.owner);
+    if (person && !person.disabled) return session;
+    await sessions.destroy(session);
+    return undefined;
+  };
   /** What a session's requests run with: the store as its owner sees it. */
   const own = (session: WebSession): WebDeps => {
     const owner = session.owner ?? PERSONAL_OWNER;
@@ -40,7 +51,7 @@ export function webRoutes(w: WebDeps): Route[] {
 
   /** The session of a page view, made when missing; undefined when the login form was sent instead. */
   const viewSession = async (req: IncomingMessage, res: ServerResponse): Promise<{ session: WebSession; cookie?: string } | undefined> => {
-    let session = await sessions.get(req);
+    let session = await current(req);
     if (signedIn(session)) return { session: session! };
     if (team) {
       const nonce = newNonce();
@@ -60,8 +71,9 @@ export function webRoutes(w: WebDeps): Route[] {
   /** A form post: same origin, a session, its CSRF token, and (behind a token) a logged-in session; else 403 and nothing changes. */
   const postSession = async (req: IncomingMessage, res: ServerResponse, needsLogin = true): Promise<{ session: WebSession; form: Form } | undefined> => {
     const form = await readForm(req);
-    const session = await sessions.get(req);
+    const session = await current(req);
     if (!sameOrigin(req, w.config.http.publicUrl)) return void sendText(res, 403, 'Forbidden: this form was not sent from this page.');
+    if (needsLogin && team && !signedIn(session)) return void sendText(res, 403, 'Forbidden: sign in first.');
     if (!form || !sessions.csrfOk(session, form.get('csrf')?.[0])) {
       return void sendText(res, 403, 'Forbidden: the form has no valid CSRF token (the page may be stale). Reload the page and try again.');
     }
@@ -98,7 +110,7 @@ export function webRoutes(w: WebDeps): Route[] {
 
   /** Who may see the page and its event stream: anyone on loopback without a token, else a logged-in session or the bearer token. */
   const viewer = async (req: IncomingMessage): Promise<WebDeps | undefined> => {
-    const session = await sessions.get(req);
+    const session = await current(req);
     if (signedIn(session)) return own(session!);
     if (!team && (!sessions.tokenRequired || sessions.bearerOk(req))) return web;
     return undefined;
@@ -186,16 +198,24 @@ export function webRoutes(w: WebDeps): Route[] {
       method: 'GET',
       path: PAGE_TICKET_PATH,
       public: true,
-      // The team sign-in's redirect: its one-time ticket names the person; the session is new, so one planted before is worth nothing.
+      // The team sign-in's redirect: its one-time ticket names the person, in the browser that signed in; the session is new, so one planted before is worth nothing.
       async handle(req, res, url) {
         if (!team) return sendText(res, 404, 'Not found.');
-        const owner = await w.deps.store.team.records.take(PAGE_TICKET_KIND, url.searchParams.get('ticket') ?? '');
-        const person = owner === undefined ? undefined : await w.deps.store.team.users.get(owner);
-        if (!person || person.disabled) return sendText(res, 403, 'This sign-in is unknown, used, expired or no longer allowed: sign in again from the page.');
+        const clear = clearPageTicketCookie(secure);
+        const redeemed = await redeemPageTicket(w.deps.store, req, url.searchParams.get('ticket') ?? '');
+        const person = 'userId' in redeemed ? await w.deps.store.team.users.get(redeemed.userId) : undefined;
+        if (!person || person.disabled) {
+          const [title, text] =
+            'refused' in redeemed && redeemed.refused === 'elsewhere'
+              ? ['Signed in in another browser', 'This sign-in link belongs to the browser that signed in, and works only there. Sign in from the page in this browser instead.']
+              : ['Sign-in not found', 'This sign-in is unknown, used, expired or no longer allowed. Sign in again from the page.'];
+          const nonce = newNonce();
+          return sendHtml(res, 403, nonce, messagePage(nonce, title, text), { 'set-cookie': clear });
+        }
         const old = await sessions.get(req);
         if (old) await sessions.destroy(old);
         const session = await sessions.create(true, person.id);
-        redirect(res, '/', { 'set-cookie': sessions.setCookie(req, session) });
+        redirect(res, '/', { 'set-cookie': [sessions.setCookie(req, session), clear] });
       },
     },
     {

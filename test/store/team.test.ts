@@ -88,6 +88,31 @@ describe.each(ADAPTERS)('team store on $name', (adapter) => {
       expect(await a.team.records.take('AccessToken', 'short')).toBeUndefined();
     });
 
+    it("go with their person when disabled or removed, and someone else's stay", async () => {
+      const ada = await a.team.users.signIn(person('1'));
+      const bob = await a.team.users.signIn(person('2'));
+      await a.team.records.put('Session', 'ada-session', '{}', { expiresInMs: 60_000, owner: ada.id });
+      await a.team.records.put('RefreshToken', 'ada-refresh', '{}', { expiresInMs: 60_000, grantId: 'ada-grant', owner: ada.id });
+      await a.team.records.put('AccessToken', 'bob-access', '{}', { expiresInMs: 60_000, grantId: 'bob-grant', owner: bob.id });
+      await a.team.records.put('Client', 'client-1', '{}', {});
+      await a.webSessions.create('ada-web', { csrf: 'c', authed: true, owner: ada.id }, { max: 10, idleMs: 60_000 });
+      await a.webSessions.create('bob-web', { csrf: 'c', authed: true, owner: bob.id }, { max: 10, idleMs: 60_000 });
+
+      await b.team.users.setDisabled(ada.id, true);
+      await b.team.users.setDisabled(ada.id, false);
+      expect(await a.team.records.get('Session', 'ada-session')).toBeUndefined();
+      expect(await a.team.records.get('RefreshToken', 'ada-refresh')).toBeUndefined();
+      expect(await a.webSessions.touch('ada-web', { idleMs: 60_000 })).toBeUndefined();
+      expect(await a.team.records.get('AccessToken', 'bob-access')).toBeDefined();
+      expect(await a.team.records.get('Client', 'client-1')).toBeDefined();
+      expect(await a.webSessions.touch('bob-web', { idleMs: 60_000 })).toMatchObject({ owner: bob.id });
+
+      await b.team.users.remove(bob.id);
+      expect(await a.team.records.get('AccessToken', 'bob-access')).toBeUndefined();
+      expect(await a.webSessions.touch('bob-web', { idleMs: 60_000 })).toBeUndefined();
+      expect(await a.team.records.get('Client', 'client-1')).toBeDefined();
+    });
+
     it('replaces a record put again under the same id, and clears its consumed mark', async () => {
       await a.team.records.put('RefreshToken', 'rt', '{"v":1}', { expiresInMs: 60_000 });
       await a.team.records.consume('RefreshToken', 'rt');

@@ -3,19 +3,19 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import * as z from 'zod/v4';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_TICKET_KIND } from '../../src/contracts/team.js';
 import { EVENT_NOTIFICATION } from '../../src/mcp/server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Store, TeamUser } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
 import { runCli } from '../e2e/cli.js';
 import { ADAPTERS, cleanUp, openAt, type Adapter } from '../store/adapters.js';
-import { startTeamServer, type TeamServer } from './team.js';
+import { pageSession, startTeamServer, type TeamServer } from './team.js';
 
 /**
  * Two people on one team server. Everything one of them can reach (every tool that takes an account, trigger, cursor
  * or consumer; resources, subscriptions and listen streams; notifications; the page, its forms and its event stream)
  * is tried with the other's ids, and nothing of ada's reaches bob. Each check has its positive twin: ada reaches it.
+ * Every tool of the registry that takes an account, and cut results' cursors, are tried in isolation-tools.test.ts.
  */
 
 let sandbox: Sandbox;
@@ -67,21 +67,6 @@ async function person(server: TeamServer, store: Store, login: string, email: st
 type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: Array<{ type: string; text?: string }> };
 const text = (r: Result) => (r.content ?? []).map((c) => c.text ?? '').join('\n');
 const call = async (p: Person, name: string, args: Record<string, unknown>) => (await p.modern.callTool({ name, arguments: args })) as Result;
-
-/** The page as a person's browser sees it: a session from the team sign-in's ticket, then requests with its cookie. */
-async function pageSession(server: TeamServer, store: Store, user: TeamUser) {
-  const ticket = `ticket-${user.id}-${Math.random().toString(36).slice(2)}`;
-  await store.team.records.put(PAGE_TICKET_KIND, ticket, user.id, { expiresInMs: 60_000 });
-  const login = await fetch(`${server.url}/login/team?ticket=${ticket}`, { redirect: 'manual' });
-  expect(login.status).toBe(303);
-  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-  const get = (path: string) => fetch(`${server.url}${path}`, { headers: { cookie } });
-  const page = await (await get('/')).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-  const post = (path: string, form: Record<string, string>) =>
-    fetch(`${server.url}${path}`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: server.url, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, ...form }) });
-  return { get, post, page };
-}
 
 /** What the page's event stream sends in its first second, from the start of the log. */
 async function streamed(page: { get(path: string): Promise<Response> }): Promise<string> {

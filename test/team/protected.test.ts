@@ -1,7 +1,7 @@
 import { auth, type Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { cleanUp, sqlite, type StoreLocation } from '../store/adapters.js';
+import { ADAPTERS, cleanUp, type Adapter, type StoreLocation } from '../store/adapters.js';
 import { launchBrowser } from '../web/browser.js';
 import { connect, INITIALIZE, post, signIn, signInInBrowser, startCallbackServer, startTeamServer, TestOAuthClient, type TeamServer } from './team.js';
 
@@ -23,8 +23,8 @@ afterEach(async () => {
   await cleanUp();
 });
 
-async function start(): Promise<TeamServer> {
-  location = await sqlite.location();
+async function start(adapter: Adapter): Promise<TeamServer> {
+  location = await adapter.location();
   server = await startTeamServer({ sandbox, location });
   closers.push(() => server.close());
   return server;
@@ -42,9 +42,9 @@ async function openSession(url: string, token: string): Promise<Record<string, s
   return headers;
 }
 
-describe('the protected resource', () => {
+describe.each(ADAPTERS)('the protected resource on $name', (adapter) => {
   it('publishes its metadata (RFC 9728) and its authorization server (RFC 8414)', async () => {
-    const { url } = await start();
+    const { url } = await start(adapter);
     const expected = {
       resource: `${url}/mcp`,
       authorization_servers: [url],
@@ -75,7 +75,7 @@ describe('the protected resource', () => {
   });
 
   it('answers 401 with where to sign in, to no token, a token not its own, and a token in the query string', async () => {
-    const { url } = await start();
+    const { url } = await start(adapter);
     const metadata = `resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`;
     const none = await post(url, INITIALIZE);
     expect(none.status).toBe(401);
@@ -94,7 +94,7 @@ describe('the protected resource', () => {
   });
 
   it('refuses a revoked token, an expired one, and one issued for another server on the same store', async () => {
-    const { url } = await start();
+    const { url } = await start(adapter);
     const oauth = await signIn(browser.context, url, 'GitHub', new TestOAuthClient(callback.url));
     const token = oauth.saved!.access_token;
 
@@ -108,7 +108,7 @@ describe('the protected resource', () => {
     expect((await post(url, INITIALIZE, token)).status).toBe(200);
 
     // Expired: the store's record of the token is back-dated past its expiry.
-    await sqlite.raw(location, "UPDATE team_records SET expires_at = expires_at - 7200000 WHERE kind = 'AccessToken'");
+    await adapter.raw(location, "UPDATE team_records SET expires_at = expires_at - 7200000 WHERE kind = 'AccessToken'");
     const expired = await post(url, INITIALIZE, token);
     expect(expired.status).toBe(401);
     expect(expired.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -132,8 +132,54 @@ describe('the protected resource', () => {
     expect(refresh.status).toBe(400);
   });
 
+  it('refuses a token request for another resource (RFC 8707 invalid_target), for a code and for a refresh', async () => {
+    const { url } = await start(adapter);
+    const elsewhere = 'https://elsewhere.example/mcp';
+    const tokenRequest = (body: Record<string, string>) =>
+      fetch(`${url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+
+    const oauth = new TestOAuthClient(callback.url);
+    expect(await auth(oauth, { serverUrl: new URL(`${url}/mcp`) })).toBe('REDIRECT');
+    const params = await signInInBrowser(browser.context, oauth.authorizationUrl!, 'GitHub', callback.url);
+    const code = { grant_type: 'authorization_code', code: params.get('code')!, code_verifier: oauth.codeVerifier(), redirect_uri: callback.url, client_id: oauth.client!.client_id };
+    const forCode = await tokenRequest({ ...code, resource: elsewhere });
+    expect(forCode.status).toBe(400);
+    const refusedCode = (await forCode.json()) as Record<string, unknown>;
+    expect(refusedCode).toMatchObject({ error: 'invalid_target' });
+    expect(refusedCode).not.toHaveProperty('access_token');
+
+    const signedIn = await signIn(browser.context, url, 'GitHub', new TestOAuthClient(callback.url));
+    const refresh = { grant_type: 'refresh_token', refresh_token: signedIn.saved!.refresh_token!, client_id: signedIn.client!.client_id };
+    const forRefresh = await tokenRequest({ ...refresh, resource: elsewhere });
+    expect(forRefresh.status).toBe(400);
+    const refused = (await forRefresh.json()) as Record<string, unknown>;
+    expect(refused).toMatchObject({ error: 'invalid_target' });
+    expect(refused).not.toHaveProperty('access_token');
+  });
+
+  it("sends a provider the account's own credential, never the caller's MCP token", async () => {
+    const { url, runtime } = await start(adapter);
+    const oauth = await signIn(browser.context, url, 'GitHub', new TestOAuthClient(callback.url));
+    const [user] = await runtime.deps.store.team.users.list();
+    const sample = sandbox.accounts.find((a) => a.provider === 'github')!;
+    await runtime.deps.store.ownedBy(user!.id).accounts.add({ ...sample, label: 'mine' });
+    const client = await connect(url, oauth);
+    closers.push(() => client.close());
+
+    const before = Object.fromEntries(Object.entries(sandbox.servers).map(([name, s]) => [name, s.requests.length]));
+    const repo = await client.callTool({ name: 'github_get_repository', arguments: { owner: 'sbx-octocat', repo: 'hello-world' } });
+    expect(repo.isError, JSON.stringify(repo.content)).toBeFalsy();
+    const sent = Object.entries(sandbox.servers).flatMap(([name, s]) => s.requests.slice(before[name]));
+    expect(sent.length).toBeGreaterThan(0);
+    for (const request of sent) {
+      expect(JSON.stringify(request.headers)).not.toContain(oauth.saved!.access_token);
+      expect(request.query.toString()).not.toContain(oauth.saved!.access_token);
+      expect(request.headers.authorization).toBe(`Bearer ${(sample.secret as { token: string }).token}`);
+    }
+  });
+
   it('gives a switchboard:read token only the read-only tools, and answers 403 insufficient_scope to a call that changes something', async () => {
-    const { url } = await start();
+    const { url } = await start(adapter);
     const oauth = new TestOAuthClient(callback.url);
     expect(await auth(oauth, { serverUrl: new URL(`${url}/mcp`), scope: 'switchboard:read' })).toBe('REDIRECT');
     const params = await signInInBrowser(browser.context, oauth.authorizationUrl!, 'GitHub', callback.url);
@@ -162,7 +208,7 @@ describe('the protected resource', () => {
   });
 
   it("keeps a person's session to them: another person's token cannot use it", async () => {
-    const { url } = await start();
+    const { url } = await start(adapter);
     const octocat = await signIn(browser.context, url, 'GitHub', new TestOAuthClient(callback.url));
     const avery = await signIn(browser.context, url, 'Microsoft', new TestOAuthClient(callback.url));
     const session = await openSession(url, octocat.saved!.access_token);

@@ -68,16 +68,28 @@ describe.each(ADAPTERS)('team sign-in on $name', (adapter) => {
     expect((await post(server.url, INITIALIZE, avery.saved!.access_token)).status).toBe(200);
   });
 
-  it("stops a disabled person's tokens at once, refresh included, and refuses their next sign-in", async () => {
+  it("ends a disabled person's tokens, refresh included, for good, and refuses their next sign-in", async () => {
     const location = await adapter.location();
     server = await startTeamServer({ sandbox, location });
     const oauth = await signIn(browser.context, server.url, 'GitHub', new TestOAuthClient(callback.url));
+    const avery = await signIn(browser.context, server.url, 'Microsoft', new TestOAuthClient(callback.url));
     const [user] = await server.runtime.deps.store.team.users.list();
     await server.runtime.deps.store.team.users.setDisabled(user!.id, true);
     const refused = await post(server.url, INITIALIZE, oauth.saved!.access_token);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    expect((await refreshWith(server.url, oauth, oauth.saved!.refresh_token!)).status).toBe(400);
+
+    // Enabled again, the person signs in anew: the tokens they held before stay refused, the refresh token too.
+    await server.runtime.deps.store.team.users.setDisabled(user!.id, false);
+    expect((await post(server.url, INITIALIZE, oauth.saved!.access_token)).status).toBe(401);
+    const refresh = await refreshWith(server.url, oauth, oauth.saved!.refresh_token!);
+    expect(refresh.status).toBe(400);
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+    // Someone else's tokens are untouched.
+    expect((await post(server.url, INITIALIZE, avery.saved!.access_token)).status).toBe(200);
+    expect((await refreshWith(server.url, avery, avery.saved!.refresh_token!)).status).toBe(200);
+
+    await server.runtime.deps.store.team.users.setDisabled(user!.id, true);
 
     const again = new TestOAuthClient(callback.url);
     await expect(connect(server.url, again)).rejects.toThrow();

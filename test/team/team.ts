@@ -19,6 +19,8 @@ import { surfaceOf } from '../../src/mcp/server.js';
 import { Redactor } from '../../src/redact.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import type { Store, TeamUser } from '../../src/store/index.js';
+import { issuePageTicket } from '../../src/web/page-ticket.js';
 import type { StoreLocation } from '../store/adapters.js';
 
 /** A free port on 127.0.0.1: the public URL (the issuer) must be known before the listener starts. */
@@ -57,6 +59,8 @@ export async function startTeamServer(o: {
     SWITCHBOARD_SECRET_KEY: 'team test key',
     SWITCHBOARD_GITHUB_BASE_URL: sandbox.baseUrls.github,
     SWITCHBOARD_OUTLOOK_BASE_URL: sandbox.baseUrls.outlook,
+    SWITCHBOARD_VERCEL_BASE_URL: sandbox.baseUrls.vercel,
+    SWITCHBOARD_SALES_BASE_URL: sandbox.baseUrls.sales,
     SWITCHBOARD_GITHUB_OAUTH_URL: sandbox.oauthSettings.github.url,
     SWITCHBOARD_GITHUB_CLIENT_ID: sandbox.oauthSettings.github.clientId!,
     SWITCHBOARD_GITHUB_CLIENT_SECRET: sandbox.oauthSettings.github.clientSecret!,
@@ -201,3 +205,20 @@ export function post(url: string, body: unknown, token?: string, headers: Record
 }
 
 export const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+/**
+ * The page as a person's browser sees it once their sign-in has finished: the ticket and its cookie (as the sign-in's
+ * last redirect gives them) exchanged for a session, then requests with the session's cookie.
+ */
+export async function pageSession(server: TeamServer, store: Store, user: TeamUser) {
+  const { location, cookie: bound } = await issuePageTicket(store, user.id, false);
+  const login = await fetch(`${server.url}${location}`, { redirect: 'manual', headers: { cookie: bound.split(';')[0]! } });
+  expect(login.status).toBe(303);
+  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('switchboard_session_'))!.split(';')[0]!;
+  const get = (path: string) => fetch(`${server.url}${path}`, { headers: { cookie }, redirect: 'manual' });
+  const page = await (await get('/')).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+  const post = (path: string, form: Record<string, string>) =>
+    fetch(`${server.url}${path}`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: server.url, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, ...form }) });
+  return { get, post, page, cookie };
+}

@@ -248,6 +248,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX team_tokens_user ON team_tokens (user_id);
     `,
   },
+  {
+    version: 7,
+    // Whose an authorization record is, so disabling a person removes it. Earlier ones name no one: they go, and people sign in again.
+    sql: `
+      ALTER TABLE team_records ADD COLUMN owner text;
+      CREATE INDEX team_records_owner ON team_records (owner) WHERE owner IS NOT NULL;
+      DELETE FROM team_records WHERE kind IN ('Session', 'Interaction', 'Grant', 'AuthorizationCode', 'AccessToken', 'RefreshToken');
+    `,
+  },
 ];
 
 /**

@@ -17,6 +17,12 @@ export function pgTeam(sql: Sql, key: Buffer, guard: (tx: Tx) => Promise<void>):
   return { users: pgTeamUsers(sql), records: pgAuthRecords(sql, key, guard), keys: pgTeamKeys(sql, key, guard), tokens: pgTeamTokens(sql) };
 }
 
+/** Ends what a person is signed in with: the authorization server's records of theirs, and their page sessions. */
+async function signOut(tx: Tx, id: string): Promise<void> {
+  await tx`DELETE FROM team_records WHERE owner = ${id}`;
+  await tx`DELETE FROM web_sessions WHERE owner = ${id}`;
+}
+
 function pgTeamUsers(sql: Sql): TeamUserStore {
   return {
     async list() {
@@ -47,14 +53,18 @@ function pgTeamUsers(sql: Sql): TeamUserStore {
       );
     },
     async setDisabled(id, disabled) {
-      const [row] = await sql<TeamUserRow[]>`UPDATE team_users SET disabled = ${disabled} WHERE id = ${id} RETURNING *`;
+      const [row] = await sql.begin(async (tx) => {
+        const changed = await tx<TeamUserRow[]>`UPDATE team_users SET disabled = ${disabled} WHERE id = ${id} RETURNING *`;
+        if (changed.length && disabled) await signOut(tx, id);
+        return changed;
+      });
       return row && toTeamUser(row);
     },
     async remove(id) {
       const [row] = await sql.begin(async (tx) => {
         const removed = await tx<TeamUserRow[]>`DELETE FROM team_users WHERE id = ${id} RETURNING *`;
         if (!removed.length) return removed;
-        // What was theirs goes with them: accounts (their triggers, hooks, grants and sales lookups with them), events, consumers, page sessions, grants to them.
+        // What was theirs goes with them: accounts (their triggers, hooks, grants and sales lookups with them), events, consumers, grants to them, what they are signed in with.
         await tx`DELETE FROM deliveries WHERE trigger_id IN (SELECT id FROM triggers WHERE owner = ${id})`;
         await tx`DELETE FROM triggers WHERE owner = ${id}`;
         await tx`DELETE FROM accounts WHERE owner = ${id}`;
@@ -62,7 +72,7 @@ function pgTeamUsers(sql: Sql): TeamUserStore {
         await tx`DELETE FROM consumer_failures WHERE left(consumer, length(${id}) + 1) = ${id} || '/'`;
         await tx`DELETE FROM consumers WHERE left(name, length(${id}) + 1) = ${id} || '/'`;
         await tx`DELETE FROM events WHERE owner = ${id}`;
-        await tx`DELETE FROM web_sessions WHERE owner = ${id}`;
+        await signOut(tx, id);
         return removed;
       });
       return row && toTeamUser(row);
@@ -79,10 +89,10 @@ function pgAuthRecords(sql: Sql, key: Buffer, guard: (tx: Tx) => Promise<void>):
         await guard(tx);
         await tx`DELETE FROM team_records WHERE expires_at <= ${nowMs(tx)}`;
         await tx`
-          INSERT INTO team_records (kind, id_hash, uid_hash, grant_hash, payload_enc, consumed, expires_at)
-          VALUES (${kind}, ${hash}, ${o.uid ? idHash(o.uid) : null}, ${o.grantId ? idHash(o.grantId) : null}, ${blob}, false,
+          INSERT INTO team_records (kind, id_hash, uid_hash, grant_hash, owner, payload_enc, consumed, expires_at)
+          VALUES (${kind}, ${hash}, ${o.uid ? idHash(o.uid) : null}, ${o.grantId ? idHash(o.grantId) : null}, ${o.owner ?? null}, ${blob}, false,
             ${o.expiresInMs === undefined ? null : tx`${nowMs(tx)} + ${o.expiresInMs}::bigint`})
-          ON CONFLICT (kind, id_hash) DO UPDATE SET uid_hash = excluded.uid_hash, grant_hash = excluded.grant_hash,
+          ON CONFLICT (kind, id_hash) DO UPDATE SET uid_hash = excluded.uid_hash, grant_hash = excluded.grant_hash, owner = excluded.owner,
             payload_enc = excluded.payload_enc, consumed = false, expires_at = excluded.expires_at`;
       });
     },
