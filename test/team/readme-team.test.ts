@@ -7,6 +7,7 @@ import { newPersonalToken } from '../../src/team/tokens.js';
 import { CLI } from '../e2e/cli.js';
 import { watchMisses } from '../e2e/misses.js';
 import { cleanUp, openAt, sqlite } from '../store/adapters.js';
+import { startTestIssuer } from './oidc-issuer.js';
 import { INITIALIZE, post } from './team.js';
 
 /**
@@ -183,5 +184,36 @@ describe('README: Team mode: people sign in', () => {
       outputs.push(run.stdout);
       await effects[i]!();
     }
+  });
+});
+
+describe('README: An external OpenID Connect issuer', () => {
+  it('starts as written against the stand-in issuer, names it as the authorization server, and signs people in to the page there', { timeout: 60_000 }, async () => {
+    const [serve, client] = blocks('#### An external OpenID Connect issuer');
+    const example = 'https://login.example.com/realms/team';
+    expect(serve).toContain(`SWITCHBOARD_TEAM_ISSUER=${example} `);
+    const issuer = await startTestIssuer({ people: {}, resource: `${PUBLIC_URL}/mcp` });
+    closers.push(() => issuer.close());
+    const discovery = await json(await fetch(`${issuer.url}/.well-known/openid-configuration`));
+    // The page's client is set in the same shell, before the server starts.
+    const { dataDir } = await sqlite.location();
+    const { url } = await serveBlock(`${client}\n${serve!.replace(example, issuer.url)}`, { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_PORT: '0' });
+
+    expect(await json(await fetch(`${url}/.well-known/oauth-protected-resource`))).toMatchObject({ resource: `${PUBLIC_URL}/mcp`, authorization_servers: [issuer.url] });
+    expect((await fetch(`${url}/.well-known/oauth-authorization-server`)).status).toBe(404);
+    const refused = await post(url, INITIALIZE);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain(`resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp"`);
+
+    const signIn = await fetch(`${url}/auth/page/oidc`, { redirect: 'manual' });
+    expect(signIn.status).toBe(303);
+    const at = new URL(signIn.headers.get('location')!);
+    expect(`${at.origin}${at.pathname}`).toBe(discovery.authorization_endpoint);
+    expect(Object.fromEntries(at.searchParams)).toMatchObject({
+      client_id: 'switchboard-page',
+      redirect_uri: `${PUBLIC_URL}/oauth/callback/oidc/sign-in`,
+      scope: 'openid email profile',
+      code_challenge_method: 'S256',
+    });
   });
 });
