@@ -103,8 +103,9 @@ async function startBareHttp(concurrency) {
  * `sessions` SDK clients subscribed to the trigger's events, in their own process; resolves once all are subscribed.
  * With `idle`, the process runs under Linux's SCHED_IDLE policy (`chrt --idle`): only on CPU time nothing else wants.
  */
-async function startSubscribers(mcpUrl, triggerId, sessions, { idle }) {
-  const args = [fileURLToPath(new URL('./subscribers.mjs', import.meta.url)), mcpUrl, `switchboard://triggers/${triggerId}/events`, String(sessions)];
+async function startSubscribers(mcpUrl, triggerId, sessions, { idle, readers }) {
+  const script = readers ? './stream-subscribers.mjs' : './subscribers.mjs';
+  const args = [fileURLToPath(new URL(script, import.meta.url)), mcpUrl, `switchboard://triggers/${triggerId}/events`, String(sessions)];
   const [command, argv] = idle ? ['chrt', ['--idle', '0', process.execPath, ...args]] : [process.execPath, args];
   const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   await new Promise((resolve, reject) => {
@@ -121,13 +122,13 @@ async function startSubscribers(mcpUrl, triggerId, sessions, { idle }) {
 }
 
 /** One spawned `switchboard serve --http` on its own store (a data dir, and a database on PostgreSQL), warmed up. */
-async function startIntake({ store, groupCommit, sessions, idleClients, pg, concurrency, warmUp }) {
+async function startIntake({ store, groupCommit, sessions, idleClients, readers, pg, concurrency, warmUp }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-hooks-'));
   const location = { dataDir, databaseUrl: store === 'postgres' ? await pg.database() : undefined };
   const { hookId, secret, triggerId } = await seed(location);
   const env = { SWITCHBOARD_SECRET_KEY: SECRET_KEY, SWITCHBOARD_WEBHOOK_GROUP_COMMIT: groupCommit ? '1' : '0', ...(location.databaseUrl ? { SWITCHBOARD_DATABASE_URL: location.databaseUrl } : {}) };
   const server = await spawnHttpServer({ sandbox: false, dataDir, env });
-  const subscribers = sessions ? await startSubscribers(server.mcpUrl, triggerId, sessions, { idle: idleClients }) : undefined;
+  const subscribers = sessions ? await startSubscribers(server.mcpUrl, triggerId, sessions, { idle: idleClients, readers }) : undefined;
   const subscribersCpu0 = subscribers && cpuMs(subscribers.pid);
   const pool = new Pool(new URL(server.mcpUrl).origin, { connections: concurrency });
   const path = `/webhooks/github/${hookId}`;
@@ -153,7 +154,7 @@ async function startIntake({ store, groupCommit, sessions, idleClients, pg, conc
   // The first deliveries run before the JIT and the store's caches settle: they are a warm-up, not a round.
   await send(warmUp);
   return {
-    config: { store, groupCommit, sessions, idleClients },
+    config: { store, groupCommit, sessions, idleClients, readers },
     secret,
     round: (items) => send(items, server.pid),
     /** Events stored, deliveries sent and refused, the fewest events any session was told of, and the subscribers' CPU time per event. */
@@ -179,7 +180,7 @@ const shuffled = (items) => items.map((x) => [Math.random(), x]).sort((a, b) => 
 const median = (rounds) => [...rounds].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(rounds.length / 2)];
 const label = (c) =>
   `${c.store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${c.groupCommit ? 'group commit' : 'one transaction per delivery (baseline)'}, ` +
-  (c.sessions ? `${c.sessions} subscribed sessions${c.idleClients ? '' : ', clients at normal priority'}` : 'no sessions');
+  (c.sessions ? `${c.sessions} subscribed sessions${c.readers ? ' read without an SDK' : ''}${c.idleClients ? '' : ', clients at normal priority'}` : 'no sessions');
 /** The servers each round goes to, per store: the baseline and group commit, without sessions and with subscribed ones. */
 const CONFIGS = (sessions) => [
   { groupCommit: false, sessions: 0 },
@@ -187,6 +188,7 @@ const CONFIGS = (sessions) => [
   { groupCommit: true, sessions: 0 },
   { groupCommit: true, sessions, idleClients: true },
   { groupCommit: true, sessions, idleClients: false },
+  { groupCommit: true, sessions, idleClients: true, readers: true },
 ];
 
 /**
@@ -228,7 +230,8 @@ export async function benchWebhooks({ perRound = 2000, rounds = 5, concurrency =
 }
 
 function report({ results, bareRounds, verify, settings, perRound, rounds, concurrency, sessions, bytes }) {
-  const find = (store, groupCommit, n, idleClients = true) => results.find((r) => r.store === store && r.groupCommit === groupCommit && r.sessions === n && (!n || r.idleClients === idleClients));
+  const find = (store, groupCommit, n, idleClients = true, readers = false) =>
+    results.find((r) => r.store === store && r.groupCommit === groupCommit && r.sessions === n && (!n || (r.idleClients === idleClients && !!r.readers === readers)));
   const rate = (r) => median(r.rounds).perSecond;
   const cpu = (r) => [...r.rounds.map((x) => x.cpuPerDelivery)].sort((a, b) => a - b)[Math.floor(r.rounds.length / 2)];
   const bareHttp = median(bareRounds);
@@ -243,14 +246,21 @@ function report({ results, bareRounds, verify, settings, perRound, rounds, concu
   const times = (a, b) => `${(rate(a) / rate(b)).toFixed(2)}x`;
   const met = (ok) => (ok ? 'met' : 'NOT met');
   for (const store of ['sqlite', 'postgres']) {
-    const [base, group, baseSub, groupSub, groupBusy] = [find(store, false, 0), find(store, true, 0), find(store, false, sessions), find(store, true, sessions), find(store, true, sessions, false)];
+    const [base, group, baseSub, groupSub, groupBusy, groupRead] = [
+      find(store, false, 0),
+      find(store, true, 0),
+      find(store, false, sessions),
+      find(store, true, sessions),
+      find(store, true, sessions, false),
+      find(store, true, sessions, true, true),
+    ];
     const name = store === 'sqlite' ? 'SQLite' : 'PostgreSQL';
     const subRatio = rate(groupSub) / rate(group);
-    ratios.push(`| ${name} | ${times(group, base)} | ${times(groupSub, baseSub)} | ${times(baseSub, base)} | ${times(groupSub, group)} | ${times(groupBusy, group)} |`);
+    ratios.push(`| ${name} | ${times(group, base)} | ${times(groupSub, baseSub)} | ${times(baseSub, base)} | ${times(groupSub, group)} | ${times(groupBusy, group)} | ${times(groupRead, group)} |`);
     verdicts.push(
       `${name}: group commit ${rate(group).toFixed(0)}/s against ${rate(base).toFixed(0)}/s one transaction per delivery; target ≥ ${TARGETS[store].toLocaleString('en')}/s: ${met(rate(group) >= TARGETS[store])}. ` +
         `With ${sessions} subscribed sessions ${rate(groupSub).toFixed(0)}/s, ${subRatio.toFixed(2)}x the rate without; target ≥ ${TARGETS.subscribedRatio}x: ${met(subRatio >= TARGETS.subscribedRatio)} ` +
-        `(with the clients at normal priority on the same cores: ${times(groupBusy, group)}).`,
+        `(with the clients at normal priority on the same cores: ${times(groupBusy, group)}; with clients that read their streams without an SDK: ${times(groupRead, group)}).`,
     );
   }
   const lost = results.filter((r) => r.refused || r.fired !== r.sent || (r.sessions && (r.told.updates < r.fired || r.told.notes < r.fired)));
@@ -262,13 +272,14 @@ function report({ results, bareRounds, verify, settings, perRound, rounds, concu
   return {
     title: 'Webhook intake: signed GitHub deliveries, group commit against one transaction per delivery',
     method:
-      `Five spawned \`switchboard serve --http\` servers per store, each on a store of its own holding a github.new_issue trigger on a repository hook: ` +
+      `Six spawned \`switchboard serve --http\` servers per store, each on a store of its own holding a github.new_issue trigger on a repository hook: ` +
       `one hook read and one transaction per delivery (\`SWITCHBOARD_WEBHOOK_GROUP_COMMIT=0\`, the baseline) and group commit (the deliveries of one turn ` +
       `share a read of their hook and a transaction, those arriving while it is written share the next), each with no MCP session and with ${sessions} ` +
       `sessions subscribed to the trigger's events resource (SDK v1 clients in a process of their own). Deployed, clients run on machines of their own; here ` +
       `they share the server's two cores, and their SDK spends more CPU on each event than the server does, so they run under SCHED_IDLE (\`chrt --idle\`): ` +
       `they read what they were sent whenever a core is free, and the next round (to any server) starts once they have read it all. One more ` +
-      `group-commit server has its clients at normal priority, competing for the cores. ` +
+      `group-commit server has its clients at normal priority, competing for the cores, and one more has sessions that read their streams without an SDK ` +
+      `(bench/stream-subscribers.mjs: initialize, subscribe and the GET stream parsed as SSE, so light that they keep up at idle priority). ` +
       `After ${WARM_UP} warm-up deliveries each, ${rounds} rounds of ${perRound} distinct signed \`issues.opened\` deliveries (a real payload, ${bytes} bytes) ` +
       `are POSTed over 127.0.0.1 with undici, ${concurrency} in flight; each round goes to every server of the store in a new random order. Each delivery is ` +
       `verified, matched, committed before its 200, and told to the sessions. Rates are the median round; CPU times are from /proc. ` +
@@ -284,8 +295,8 @@ function report({ results, bareRounds, verify, settings, perRound, rounds, concu
       `| bare node:http, 204 (baseline) | ${bareHttp.perSecond.toFixed(0)} | ${bareRounds.map((x) => x.perSecond.toFixed(0)).join(', ')} | ${fmt(bareHttp.p50)} | ${fmt(bareHttp.p99)} | | | | | |`,
       ...rows,
       '',
-      `| store | group commit / baseline, no sessions | group commit / baseline, ${sessions} sessions | ${sessions} sessions / none, baseline | ${sessions} sessions / none, group commit | ${sessions} sessions, clients at normal priority / none, group commit |`,
-      '| --- | ---: | ---: | ---: | ---: | ---: |',
+      `| store | group commit / baseline, no sessions | group commit / baseline, ${sessions} sessions | ${sessions} sessions / none, baseline | ${sessions} sessions / none, group commit | ${sessions} sessions, clients at normal priority / none, group commit | ${sessions} sessions read without an SDK / none, group commit |`,
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...ratios,
     ],
     verdict: verdicts.join(' '),

@@ -1,5 +1,6 @@
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
 import type { TriggerEvent } from '../store/types.js';
+import { frameOf, type SseFrame } from './streams.js';
 
 /* How clients are told of a new event, in both revisions: the notices, and the resource they name. */
 
@@ -23,24 +24,26 @@ export const eventNote = (e: TriggerEvent): EventNote => ({ eventId: String(e.id
 /** The resource update that tells of an event, the event riding in its `_meta`. */
 export const eventUpdate = (note: EventNote) => ({ uri: eventsUri(note.triggerId), _meta: { [EVENT_META_KEY]: note } });
 
-/** What a 2025 session is sent of an event: the vendor notification, and the resource update when it subscribed to `uri`. */
+/** What a 2025 session is sent of an event, framed for SSE: the vendor notification, and the resource update when it subscribed to `uri`. */
 export interface LegacyNotices {
   uri: string;
-  vendor: JSONRPCNotification;
-  update: JSONRPCNotification;
+  vendor: SseFrame;
+  update: SseFrame;
 }
 
-// Every session of this process is told of the same events (the log hands each listener the same objects): the
-// notices are built once per event, frozen, so the HTTP streams can write each one's JSON once for all sessions.
-const legacyNotices = new WeakMap<TriggerEvent, LegacyNotices>();
-export function noticesOf(e: TriggerEvent): LegacyNotices {
-  const known = legacyNotices.get(e);
-  if (known) return known;
+// Every session of this process is told of the same batches of events (the log hands each listener the same array):
+// the notices are built, frozen and framed once per batch, for all sessions.
+const framed = new WeakMap<readonly TriggerEvent[], LegacyNotices[]>();
+export function noticesOf(events: readonly TriggerEvent[]): LegacyNotices[] {
+  let notices = framed.get(events);
+  if (!notices) framed.set(events, (notices = events.map(noticesOfEvent)));
+  return notices;
+}
+
+function noticesOfEvent(e: TriggerEvent): LegacyNotices {
   const note = Object.freeze(eventNote(e));
   const update = eventUpdate(note);
   Object.freeze(update._meta);
   const message = (method: string, params: Record<string, unknown>): JSONRPCNotification => Object.freeze({ jsonrpc: '2.0', method, params: Object.freeze(params) });
-  const notices = { uri: update.uri, vendor: message(EVENT_NOTIFICATION, { ...note }), update: message('notifications/resources/updated', update) };
-  legacyNotices.set(e, notices);
-  return notices;
+  return { uri: update.uri, vendor: frameOf(message(EVENT_NOTIFICATION, { ...note })), update: frameOf(message('notifications/resources/updated', update)) };
 }

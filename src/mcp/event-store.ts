@@ -15,9 +15,11 @@ export const EVENT_STORE_LIMITS: EventStoreLimits = { maxEvents: 1_000, maxBytes
 export const STANDALONE_STREAM = '_GET_stream';
 
 interface StoredEvent {
+  /** The first message's sequence number; the others follow it. */
   seq: number;
   streamId: StreamId;
-  message: JSONRPCMessage;
+  /** One message, or notifications sent together (storeMany); none for a priming event, which only hands out its id. */
+  messages: readonly JSONRPCMessage[];
   at: number;
   bytes: number;
 }
@@ -32,6 +34,8 @@ export class SessionEventStore implements EventStore {
   private readonly events: StoredEvent[] = [];
   private next = 1;
   private bytes = 0;
+  /** Messages in `events`. */
+  private count = 0;
   /** Streams closed for good (their request was cancelled), newest last; as bounded as the events. */
   private readonly finished = new Set<StreamId>();
 
@@ -46,11 +50,25 @@ export class SessionEventStore implements EventStore {
 
   /** As storeEvent, at once: the listener primes a GET stream with it, and sends notifications itself (`bytes`: its JSON's length, when known). */
   store(streamId: StreamId, message: JSONRPCMessage | Record<string, never>, bytes = JSON.stringify(message).length): EventId {
-    const seq = this.next++;
-    this.events.push({ seq, streamId, message: message as JSONRPCMessage, at: this.now(), bytes });
-    this.bytes += bytes;
-    this.prune();
+    const empty = Object.keys(message).length === 0;
+    const seq = empty ? this.next++ : this.storeMany(streamId, [message as JSONRPCMessage], bytes);
+    if (empty) this.keep({ seq, streamId, messages: [], at: this.now(), bytes });
     return `${seq}_${streamId}`;
+  }
+
+  /** Notifications sent together, kept as one entry; the first one's sequence number (event id `<seq + i>_<streamId>`). */
+  storeMany(streamId: StreamId, messages: readonly JSONRPCMessage[], bytes: number): number {
+    const seq = this.next;
+    this.next += messages.length;
+    this.keep({ seq, streamId, messages, at: this.now(), bytes });
+    return seq;
+  }
+
+  private keep(entry: StoredEvent): void {
+    this.events.push(entry);
+    this.count += Math.max(1, entry.messages.length);
+    this.bytes += entry.bytes;
+    this.prune();
   }
 
   async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
@@ -64,8 +82,8 @@ export class SessionEventStore implements EventStore {
     const streamId = match[2]!;
     this.prune();
     for (const e of [...this.events]) {
-      // Priming events (empty messages) only hand the client an id; there is nothing in them to replay.
-      if (e.streamId === streamId && e.seq > after && Object.keys(e.message).length > 0) await send(`${e.seq}_${streamId}`, e.message);
+      if (e.streamId !== streamId) continue;
+      for (const [i, message] of e.messages.entries()) if (e.seq + i > after) await send(`${e.seq + i}_${streamId}`, message);
     }
     return streamId;
   }
@@ -80,14 +98,17 @@ export class SessionEventStore implements EventStore {
     return this.finished.has(streamId);
   }
 
+  /** Messages kept, priming events included. */
   get size(): number {
-    return this.events.length;
+    return this.count;
   }
 
   private prune(): void {
     const oldest = this.now() - this.limits.maxAgeMs;
-    while (this.events.length > 0 && (this.events.length > this.limits.maxEvents || this.bytes > this.limits.maxBytes || this.events[0]!.at < oldest)) {
-      this.bytes -= this.events.shift()!.bytes;
+    while (this.events.length > 0 && (this.count > this.limits.maxEvents || this.bytes > this.limits.maxBytes || this.events[0]!.at < oldest)) {
+      const gone = this.events.shift()!;
+      this.bytes -= gone.bytes;
+      this.count -= Math.max(1, gone.messages.length);
     }
   }
 }

@@ -25,6 +25,7 @@ import { toErrorResult, toMcpTool, toResult } from './tools.js';
 import { ownEvents } from '../store/index.js';
 import { ownedDeps, ownerOf } from './owner.js';
 import { eventNote, eventsUri, eventUpdate, noticesOf, type EventNote } from './event-notes.js';
+import { notifyDirectly, type SseFrame } from './streams.js';
 
 export type { Server as McpServer } from '@modelcontextprotocol/server';
 export { EVENT_META_KEY, EVENT_NOTIFICATION, eventNote, eventsUri, eventUpdate, type EventNote } from './event-notes.js';
@@ -335,11 +336,12 @@ export function createSurface(setup: ServerSetup): Surface {
         era === 'modern'
           ? watchEvents((note) => server.sendResourceUpdated(eventUpdate(note)).catch(() => undefined))
           : onEvents((events) => {
-              for (const e of events) {
-                const notices = noticesOf(e);
-                send(notices.vendor);
-                if (subscriptions.has(notices.uri)) send(notices.update);
+              const frames: SseFrame[] = [];
+              for (const notices of noticesOf(events)) {
+                frames.push(notices.vendor);
+                if (subscriptions.has(notices.uri)) frames.push(notices.update);
               }
+              if (!notifyDirectly(server.transport, frames)) for (const frame of frames) send(frame.message as JSONRPCNotification);
             }, options.owner);
       const previous = server.onclose;
       server.onclose = () => {

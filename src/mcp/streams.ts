@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { header } from '../http/incoming.js';
 import { STANDALONE_STREAM, streamOf, type SessionEventStore } from './event-store.js';
 
@@ -59,51 +60,103 @@ function requestStreams(transport: StreamableHTTPServerTransport): Map<string | 
   return inner?._requestToStreamMapping instanceof Map ? inner._requestToStreamMapping : undefined;
 }
 
-/** The JSON of messages every session is sent alike (frozen, so they cannot change), written once for all of them. */
-const written = new WeakMap<object, string>();
-function jsonOf(message: object): string {
-  if (!Object.isFrozen(message)) return JSON.stringify(message);
-  let json = written.get(message);
-  if (json === undefined) written.set(message, (json = JSON.stringify(message)));
-  return json;
+/** A notification as SSE: the message, its JSON, and its data line ending the event (the id line goes before it). */
+export interface SseFrame {
+  message: JSONRPCMessage;
+  json: string;
+  data: Buffer;
+}
+
+const EVENT_LINE = Buffer.from('event: message\n');
+
+/** Frames a notification; one that every session is sent alike is framed once for all of them (event-notes.ts). */
+export function frameOf(message: JSONRPCMessage): SseFrame {
+  const json = JSON.stringify(message);
+  return { message, json, data: Buffer.from(`data: ${json}\n\n`) };
 }
 
 /** The SDK's stream for messages related to no request (2.x: the web-standard transport's private fields). */
 interface StandaloneStreams {
   _standaloneSseStreamId: string;
-  _streamMapping: Map<string, { controller?: ReadableStreamDefaultController<Uint8Array>; encoder?: { encode(text: string): Uint8Array }; replayedEventIds?: Set<string> }>;
+  _streamMapping: Map<string, { controller?: ReadableStreamDefaultController<Uint8Array>; replayedEventIds?: Set<string> }>;
+}
+
+/**
+ * A session's notifications are written at most this often: at a trickle each goes out at once, under load one write
+ * carries the events of several commits, instead of a write (a system call, and a wake-up of the client) for each.
+ */
+const WRITE_EVERY_MS = 5;
+
+type Notifier = (frames: readonly SseFrame[]) => void;
+const notifiers = new WeakMap<object, Notifier>();
+
+/** Sends framed notifications through the session's direct path (sendNotificationsDirectly); false when it has none. */
+export function notifyDirectly(transport: object | undefined, frames: readonly SseFrame[]): boolean {
+  const notify = transport && notifiers.get(transport);
+  if (!notify) return false;
+  notify(frames);
+  return true;
 }
 
 /**
  * A notification related to no request goes to the standalone stream as the SDK would send it (kept in the event
  * store for resumption, then written as an SSE event), without the SDK's four zod parses that tell a response from
  * it: each fails for a notification and builds an Error with its stack, most of the cost of telling a subscribed
- * session of an event. The JSON is written once, for the store's accounting and the stream, and the events of one
- * turn (a batch of events, two notifications each) reach the stream as one chunk. Any other message takes the SDK's
- * own way, after what is pending; so does every message when the SDK's internals are not as expected.
+ * session of an event. A batch of events is framed once for every session and kept in the event store as one entry;
+ * what is sent within WRITE_EVERY_MS reaches the stream as one chunk. Any other message takes the SDK's own way, after
+ * what is pending; so does every message when the SDK's internals are not as expected.
  */
 export function sendNotificationsDirectly(transport: StreamableHTTPServerTransport, events: SessionEventStore): void {
   const inner = (transport as unknown as { _webStandardTransport?: Partial<StandaloneStreams> })._webStandardTransport;
   if (typeof inner?._standaloneSseStreamId !== 'string' || !(inner._streamMapping instanceof Map)) return;
   const { _standaloneSseStreamId: streamId, _streamMapping: streams } = inner as StandaloneStreams;
   const send = transport.send.bind(transport);
-  let pending: string[] = [];
+  let pending: Buffer[] = [];
+  // What is pending belongs to the stream it was framed for: a stream that replaced it replays it from the store.
+  let pendingFor: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let scheduled = false;
+  let lastWrite = 0;
   const flush = () => {
-    const text = pending.join('');
+    scheduled = false;
+    if (!pending.length) return;
+    const chunk = Buffer.concat(pending);
     pending = [];
-    const stream = streams.get(streamId);
-    if (text && stream?.controller && stream.encoder) stream.controller.enqueue(stream.encoder.encode(text));
+    const controller = streams.get(streamId)?.controller;
+    if (!controller || controller !== pendingFor) return;
+    lastWrite = Date.now();
+    controller.enqueue(chunk);
   };
+  const notify = (frames: readonly SseFrame[]) => {
+    if (!frames.length) return;
+    let bytes = 0;
+    for (const frame of frames) bytes += frame.json.length;
+    const first = events.storeMany(
+      streamId,
+      frames.map((f) => f.message),
+      bytes,
+    );
+    const stream = streams.get(streamId);
+    if (!stream?.controller) return;
+    if (stream.controller !== pendingFor) {
+      pending = [];
+      pendingFor = stream.controller;
+    }
+    frames.forEach((frame, i) => {
+      const id = `${first + i}_${streamId}`;
+      if (!stream.replayedEventIds?.has(id)) pending.push(EVENT_LINE, Buffer.from(`id: ${id}\n`, 'latin1'), frame.data);
+    });
+    if (scheduled) return;
+    scheduled = true;
+    const wait = lastWrite + WRITE_EVERY_MS - Date.now();
+    if (wait > 0) setTimeout(flush, wait);
+    else setImmediate(flush);
+  };
+  notifiers.set(transport, notify);
   transport.send = async (message, options) => {
     if (!('method' in message) || 'id' in message || options?.relatedRequestId !== undefined) {
       flush();
       return send(message, options);
     }
-    const json = jsonOf(message);
-    const eventId = events.store(streamId, message, json.length);
-    const stream = streams.get(streamId);
-    if (!stream?.controller || !stream.encoder || stream.replayedEventIds?.has(eventId)) return;
-    if (!pending.length) queueMicrotask(flush);
-    pending.push(`event: message\nid: ${eventId}\ndata: ${json}\n\n`);
+    notify([frameOf(message)]);
   };
 }
