@@ -50,25 +50,20 @@ export class SessionEventStore implements EventStore {
 
   /** As storeEvent, at once: the listener primes a GET stream with it, and sends notifications itself (`bytes`: its JSON's length, when known). */
   store(streamId: StreamId, message: JSONRPCMessage | Record<string, never>, bytes = JSON.stringify(message).length): EventId {
-    const empty = Object.keys(message).length === 0;
-    const seq = empty ? this.next++ : this.storeMany(streamId, [message as JSONRPCMessage], bytes);
-    if (empty) this.keep({ seq, streamId, messages: [], at: this.now(), bytes });
-    return `${seq}_${streamId}`;
+    const messages = Object.keys(message).length ? [message as JSONRPCMessage] : [];
+    return `${this.storeMany(streamId, messages, bytes)}_${streamId}`;
   }
 
   /** Notifications sent together, kept as one entry; the first one's sequence number (event id `<seq + i>_<streamId>`). */
   storeMany(streamId: StreamId, messages: readonly JSONRPCMessage[], bytes: number): number {
     const seq = this.next;
-    this.next += messages.length;
-    this.keep({ seq, streamId, messages, at: this.now(), bytes });
-    return seq;
-  }
-
-  private keep(entry: StoredEvent): void {
-    this.events.push(entry);
-    this.count += Math.max(1, entry.messages.length);
-    this.bytes += entry.bytes;
+    const counted = Math.max(1, messages.length);
+    this.next += counted;
+    this.events.push({ seq, streamId, messages, at: this.now(), bytes });
+    this.count += counted;
+    this.bytes += bytes;
     this.prune();
+    return seq;
   }
 
   async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {

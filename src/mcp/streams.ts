@@ -60,10 +60,9 @@ function requestStreams(transport: StreamableHTTPServerTransport): Map<string | 
   return inner?._requestToStreamMapping instanceof Map ? inner._requestToStreamMapping : undefined;
 }
 
-/** A notification as SSE: the message, its JSON, and its data line ending the event (the id line goes before it). */
+/** A notification as SSE: the message, and its data line ending the event (the id line goes before it). */
 export interface SseFrame {
   message: JSONRPCMessage;
-  json: string;
   data: Buffer;
 }
 
@@ -71,8 +70,7 @@ const EVENT_LINE = Buffer.from('event: message\n');
 
 /** Frames a notification; one that every session is sent alike is framed once for all of them (event-notes.ts). */
 export function frameOf(message: JSONRPCMessage): SseFrame {
-  const json = JSON.stringify(message);
-  return { message, json, data: Buffer.from(`data: ${json}\n\n`) };
+  return { message, data: Buffer.from(`data: ${JSON.stringify(message)}\n\n`) };
 }
 
 /** The SDK's stream for messages related to no request (2.x: the web-standard transport's private fields). */
@@ -128,11 +126,10 @@ export function sendNotificationsDirectly(transport: StreamableHTTPServerTranspo
   };
   const notify = (frames: readonly SseFrame[]) => {
     if (!frames.length) return;
-    let bytes = 0;
-    for (const frame of frames) bytes += frame.json.length;
+    const bytes = frames.reduce((n, frame) => n + frame.data.length, 0);
     const first = events.storeMany(
       streamId,
-      frames.map((f) => f.message),
+      frames.map((frame) => frame.message),
       bytes,
     );
     const stream = streams.get(streamId);

@@ -79,14 +79,17 @@ const call = async (p: Person, name: string, args: Record<string, unknown>) => (
 const requestCounts = () => Object.fromEntries(Object.entries(sandbox.servers).map(([name, s]) => [name, s.requests.length]));
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A team server on the adapter's store, with ada and bob signed in to it. */
+async function twoPeople(adapter: Adapter) {
+  const server = await startTeamServer({ sandbox, location: await adapter.location(), env: { SWITCHBOARD_MAX_RESULT_TOKENS: '1000' } });
+  closers.push(() => server.close());
+  const { store } = server.runtime.deps;
+  return { server, store, ada: await person(server, store, 'ada'), bob: await person(server, store, 'bob') };
+}
+
 describe.each(ADAPTERS)('team isolation of every account tool on %s', (adapter: Adapter) => {
   it("refuses every tool that takes an account another person's account, by id and label, before any provider is asked", async () => {
-    const location = await adapter.location();
-    const server = await startTeamServer({ sandbox, location, env: { SWITCHBOARD_MAX_RESULT_TOKENS: '1000' } });
-    closers.push(() => server.close());
-    const { store } = server.runtime.deps;
-    const ada = await person(server, store, 'ada');
-    const bob = await person(server, store, 'bob');
+    const { store, ada, bob } = await twoPeople(adapter);
 
     const listed = new Set((await bob.client.listTools()).tools.map((t) => t.name));
     expect(ACCOUNT_TOOLS.length).toBeGreaterThanOrEqual(57);
@@ -134,12 +137,7 @@ describe.each(ADAPTERS)('team isolation of every account tool on %s', (adapter: 
   }, 180_000);
 
   it("keeps a person's cut results and page forms from another: a cursor of hers, and forms naming her accounts, do nothing for him", async () => {
-    const location = await adapter.location();
-    const server = await startTeamServer({ sandbox, location, env: { SWITCHBOARD_MAX_RESULT_TOKENS: '1000' } });
-    closers.push(() => server.close());
-    const { store } = server.runtime.deps;
-    const ada = await person(server, store, 'ada');
-    const bob = await person(server, store, 'bob');
+    const { server, store, ada, bob } = await twoPeople(adapter);
 
     // A result cut for ada: bob's call with her cursor is refused, and leaves it to her.
     const first = await call(ada, 'outlook_api_call', { method: 'GET', endpoint: '/me/messages?$top=50', account: 'ada-outlook' });
