@@ -14,14 +14,43 @@ export const EVENT_STORE_LIMITS: EventStoreLimits = { maxEvents: 1_000, maxBytes
 /** The stream id the SDK gives the standalone GET stream (its `_standaloneSseStreamId`). */
 export const STANDALONE_STREAM = '_GET_stream';
 
+/**
+ * Events of the standalone stream framed as SSE, as they were written. A session keeps them as these bytes, one
+ * buffer for a batch of events shared by every session sent it, not as messages: its last minutes of events are then
+ * a few buffers, not thousands of small objects for the garbage collector to copy.
+ */
+export interface FramedEvents {
+  sse: Buffer;
+  /** How many events it holds. */
+  count: number;
+  /** Its last event's sequence number. */
+  last: number;
+}
+
+/** One event of the standalone stream, framed as the SDK frames it. */
+export const standaloneEvent = (seq: number, json: string) => `event: message\nid: ${seq}_${STANDALONE_STREAM}\ndata: ${json}\n\n`;
+
 interface StoredEvent {
-  /** The first message's sequence number; the others follow it. */
-  seq: number;
   streamId: StreamId;
-  /** One message, or notifications sent together (storeMany); none for a priming event, which only hands out its id. */
-  messages: readonly JSONRPCMessage[];
   at: number;
   bytes: number;
+  /** Sequence numbers it holds. */
+  count: number;
+  /** A message the SDK stored (none for a priming event, which only hands out its id), or framed events. */
+  seq?: number;
+  message?: JSONRPCMessage;
+  sse?: Buffer;
+}
+
+// One sequence for every session of the process: notices framed once for a batch of events carry the same ids to
+// every session that is sent them. A session's ids still rise in the order its events are kept.
+let nextSeq = 1;
+
+/** Reserves `count` consecutive sequence numbers; the first is returned. */
+export function takeSeqs(count: number): number {
+  const first = nextSeq;
+  nextSeq += count;
+  return first;
 }
 
 const EVENT_ID = /^(\d+)_(.+)$/;
@@ -32,9 +61,8 @@ const EVENT_ID = /^(\d+)_(.+)$/;
  */
 export class SessionEventStore implements EventStore {
   private readonly events: StoredEvent[] = [];
-  private next = 1;
   private bytes = 0;
-  /** Messages in `events`. */
+  /** Sequence numbers in `events`. */
   private count = 0;
   /** Streams closed for good (their request was cancelled), newest last; as bounded as the events. */
   private readonly finished = new Set<StreamId>();
@@ -48,22 +76,24 @@ export class SessionEventStore implements EventStore {
     return this.store(streamId, message);
   }
 
-  /** As storeEvent, at once: the listener primes a GET stream with it, and sends notifications itself (`bytes`: its JSON's length, when known). */
-  store(streamId: StreamId, message: JSONRPCMessage | Record<string, never>, bytes = JSON.stringify(message).length): EventId {
-    const messages = Object.keys(message).length ? [message as JSONRPCMessage] : [];
-    return `${this.storeMany(streamId, messages, bytes)}_${streamId}`;
+  /** As storeEvent, at once: the listener primes a GET stream with it (an empty message). */
+  store(streamId: StreamId, message: JSONRPCMessage | Record<string, never>): EventId {
+    const seq = takeSeqs(1);
+    const kept = Object.keys(message).length ? (message as JSONRPCMessage) : undefined;
+    this.push({ streamId, at: this.now(), bytes: JSON.stringify(message).length, count: 1, seq, message: kept });
+    return `${seq}_${streamId}`;
   }
 
-  /** Notifications sent together, kept as one entry; the first one's sequence number (event id `<seq + i>_<streamId>`). */
-  storeMany(streamId: StreamId, messages: readonly JSONRPCMessage[], bytes: number): number {
-    const seq = this.next;
-    const counted = Math.max(1, messages.length);
-    this.next += counted;
-    this.events.push({ seq, streamId, messages, at: this.now(), bytes });
-    this.count += counted;
-    this.bytes += bytes;
+  /** Keeps events of the standalone stream framed already (numbered with takeSeqs), as one entry. */
+  keepFramed(framed: FramedEvents): void {
+    this.push({ streamId: STANDALONE_STREAM, at: this.now(), bytes: framed.sse.length, count: framed.count, sse: framed.sse });
+  }
+
+  private push(event: StoredEvent): void {
+    this.events.push(event);
+    this.count += event.count;
+    this.bytes += event.bytes;
     this.prune();
-    return seq;
   }
 
   async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
@@ -78,7 +108,7 @@ export class SessionEventStore implements EventStore {
     this.prune();
     for (const e of [...this.events]) {
       if (e.streamId !== streamId) continue;
-      for (const [i, message] of e.messages.entries()) if (e.seq + i > after) await send(`${e.seq + i}_${streamId}`, message);
+      for (const [seq, message] of messagesOf(e)) if (seq > after) await send(`${seq}_${streamId}`, message);
     }
     return streamId;
   }
@@ -103,7 +133,7 @@ export class SessionEventStore implements EventStore {
     while (this.events.length > 0 && (this.count > this.limits.maxEvents || this.bytes > this.limits.maxBytes || this.events[0]!.at < oldest)) {
       const gone = this.events.shift()!;
       this.bytes -= gone.bytes;
-      this.count -= Math.max(1, gone.messages.length);
+      this.count -= gone.count;
     }
   }
 }
@@ -111,4 +141,23 @@ export class SessionEventStore implements EventStore {
 /** The stream an event id belongs to, or undefined when it is not one of ours. */
 export function streamOf(eventId: string): StreamId | undefined {
   return EVENT_ID.exec(eventId)?.[2];
+}
+
+function messagesOf(e: StoredEvent): Array<[number, JSONRPCMessage]> {
+  if (e.sse) return framedMessages(e.sse);
+  return e.message ? [[e.seq!, e.message]] : [];
+}
+
+/** The messages of framed events, with their sequence numbers. */
+export function framedMessages(sse: Buffer): Array<[number, JSONRPCMessage]> {
+  // Line by line: JSON escapes CR and LF, but not U+2028 and U+2029, which a regular expression's `.` stops at.
+  return sse
+    .toString()
+    .split('\n\n')
+    .flatMap((event) => {
+      const lines = event.split('\n');
+      const id = EVENT_ID.exec(lines.find((line) => line.startsWith('id: '))?.slice(4) ?? '');
+      const data = lines.find((line) => line.startsWith('data: '))?.slice(6);
+      return id && data ? [[Number(id[1]), JSON.parse(data) as JSONRPCMessage] as [number, JSONRPCMessage]] : [];
+    });
 }

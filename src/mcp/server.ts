@@ -24,8 +24,9 @@ import type { CallContext, Tool, ToolDeps } from '../tool.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
 import { ownEvents } from '../store/index.js';
 import { ownedDeps, ownerOf } from './owner.js';
-import { eventNote, eventsUri, eventUpdate, noticesOf, type EventNote } from './event-notes.js';
-import { notifyDirectly, type SseFrame } from './streams.js';
+import { eventNote, eventsUri, eventUpdate, noticesFor, type EventNote } from './event-notes.js';
+import { framedMessages } from './event-store.js';
+import { notifyDirectly } from './streams.js';
 
 export type { Server as McpServer } from '@modelcontextprotocol/server';
 export { EVENT_META_KEY, EVENT_NOTIFICATION, eventNote, eventsUri, eventUpdate, type EventNote } from './event-notes.js';
@@ -336,12 +337,8 @@ export function createSurface(setup: ServerSetup): Surface {
         era === 'modern'
           ? watchEvents((note) => server.sendResourceUpdated(eventUpdate(note)).catch(() => undefined))
           : onEvents((events) => {
-              const frames: SseFrame[] = [];
-              for (const notices of noticesOf(events)) {
-                frames.push(notices.vendor);
-                if (subscriptions.has(notices.uri)) frames.push(notices.update);
-              }
-              if (!notifyDirectly(server.transport, frames)) for (const frame of frames) send(frame.message as JSONRPCNotification);
+              const batch = noticesFor(events, subscriptions);
+              if (!notifyDirectly(server.transport, batch)) for (const [, message] of framedMessages(batch.sse)) send(message as JSONRPCNotification);
             }, options.owner);
       const previous = server.onclose;
       server.onclose = () => {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { header } from '../http/incoming.js';
-import { STANDALONE_STREAM, streamOf, type SessionEventStore } from './event-store.js';
+import { STANDALONE_STREAM, standaloneEvent, streamOf, takeSeqs, type FramedEvents, type SessionEventStore } from './event-store.js';
 
 /** The SSE `retry` a client waits before resuming a dropped stream. */
 export const SSE_RETRY_MS = 1_000;
@@ -23,18 +23,28 @@ export function resumeOrPrime(transport: StreamableHTTPServerTransport, events: 
       res.writeHead(204, transport.sessionId ? { 'mcp-session-id': transport.sessionId } : {}).end();
       return true;
     }
+    if (stream === STANDALONE_STREAM) holdResponse(transport, res);
     return false;
   }
   // As in the SDK: clients before 2025-11-25 cannot take an event with empty data.
-  if ((header(req, 'mcp-protocol-version') ?? '') < '2025-11-25') return false;
-  const primingId = events.store(STANDALONE_STREAM, {});
+  const priming = (header(req, 'mcp-protocol-version') ?? '') < '2025-11-25' ? undefined : `id: ${events.store(STANDALONE_STREAM, {})}\nretry: ${SSE_RETRY_MS}\ndata: \n\n`;
+  holdResponse(transport, res, priming);
+  return false;
+}
+
+/** The Node response under each standalone stream's controller, from its head on: notifications skip the web stream. */
+const responses = new WeakMap<ReadableStreamDefaultController<Uint8Array>, ServerResponse>();
+
+function holdResponse(transport: StreamableHTTPServerTransport, res: ServerResponse, priming?: string): void {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
   res.writeHead = ((...args: unknown[]) => {
     writeHead(...args);
-    if (args[0] === 200) res.write(`id: ${primingId}\nretry: ${SSE_RETRY_MS}\ndata: \n\n`);
+    if (args[0] !== 200) return res;
+    if (priming) res.write(priming);
+    const controller = standaloneStreams(transport)?._streamMapping.get(STANDALONE_STREAM)?.controller;
+    if (controller) responses.set(controller, res);
     return res;
   }) as typeof res.writeHead;
-  return false;
 }
 
 /**
@@ -60,17 +70,14 @@ function requestStreams(transport: StreamableHTTPServerTransport): Map<string | 
   return inner?._requestToStreamMapping instanceof Map ? inner._requestToStreamMapping : undefined;
 }
 
-/** A notification as SSE: the message, and its data line ending the event (the id line goes before it). */
-export interface SseFrame {
-  message: JSONRPCMessage;
-  data: Buffer;
-}
+/** Notifications numbered and framed as SSE events of the standalone stream: what a session keeps and writes. */
+export type SseBatch = FramedEvents;
 
-const EVENT_LINE = Buffer.from('event: message\n');
-
-/** Frames a notification; one that every session is sent alike is framed once for all of them (event-notes.ts). */
-export function frameOf(message: JSONRPCMessage): SseFrame {
-  return { message, data: Buffer.from(`data: ${JSON.stringify(message)}\n\n`) };
+/** Numbers and frames notifications for one session; those every session is sent alike are framed once (event-notes.ts). */
+export function frameMessages(messages: readonly JSONRPCMessage[]): SseBatch {
+  const first = takeSeqs(messages.length);
+  const sse = Buffer.from(messages.map((message, i) => standaloneEvent(first + i, JSON.stringify(message))).join(''));
+  return { sse, count: messages.length, last: first + messages.length - 1 };
 }
 
 /** The SDK's stream for messages related to no request (2.x: the web-standard transport's private fields). */
@@ -80,19 +87,39 @@ interface StandaloneStreams {
 }
 
 /**
- * A session's notifications are written at most this often: at a trickle each goes out at once, under load one write
- * carries the events of several commits, instead of a write (a system call, and a wake-up of the client) for each.
+ * How long a session's notifications wait to be written together. While the process has time to spare, none: each
+ * goes out in the turn it was sent in. When it is busy (its event loop, measured over the last BUSY_SAMPLE_MS, is
+ * busy at least BUSY_AT of the time), up to WRITE_EVERY_MS: one write carries the events of several commits, instead
+ * of a write (a system call, and a wake-up of the client) for each, which would take the time commits need.
  */
-const WRITE_EVERY_MS = 5;
+const WRITE_EVERY_MS = 20;
+const BUSY_AT = 0.5;
+const BUSY_SAMPLE_MS = 100;
+let loopSample = { elu: performance.eventLoopUtilization(), at: 0, busy: false };
 
-type Notifier = (frames: readonly SseFrame[]) => void;
+function writeDelay(): number {
+  const now = performance.now();
+  if (now - loopSample.at >= BUSY_SAMPLE_MS) {
+    const elu = performance.eventLoopUtilization();
+    loopSample = { elu, at: now, busy: performance.eventLoopUtilization(elu, loopSample.elu).utilization >= BUSY_AT };
+  }
+  return loopSample.busy ? WRITE_EVERY_MS : 0;
+}
+
+function standaloneStreams(transport: StreamableHTTPServerTransport): StandaloneStreams | undefined {
+  const inner = (transport as unknown as { _webStandardTransport?: Partial<StandaloneStreams> })._webStandardTransport;
+  if (typeof inner?._standaloneSseStreamId !== 'string' || !(inner._streamMapping instanceof Map)) return undefined;
+  return inner as StandaloneStreams;
+}
+
+type Notifier = (batch: SseBatch) => void;
 const notifiers = new WeakMap<object, Notifier>();
 
-/** Sends framed notifications through the session's direct path (sendNotificationsDirectly); false when it has none. */
-export function notifyDirectly(transport: object | undefined, frames: readonly SseFrame[]): boolean {
+/** Sends notifications through the session's direct path (sendNotificationsDirectly); false when it has none. */
+export function notifyDirectly(transport: object | undefined, batch: SseBatch): boolean {
   const notify = transport && notifiers.get(transport);
   if (!notify) return false;
-  notify(frames);
+  notify(batch);
   return true;
 }
 
@@ -100,14 +127,16 @@ export function notifyDirectly(transport: object | undefined, frames: readonly S
  * A notification related to no request goes to the standalone stream as the SDK would send it (kept in the event
  * store for resumption, then written as an SSE event), without the SDK's four zod parses that tell a response from
  * it: each fails for a notification and builds an Error with its stack, most of the cost of telling a subscribed
- * session of an event. A batch of events is framed once for every session and kept in the event store as one entry;
- * what is sent within WRITE_EVERY_MS reaches the stream as one chunk. Any other message takes the SDK's own way, after
- * what is pending; so does every message when the SDK's internals are not as expected.
+ * session of an event. A batch of events is framed once for every session, kept in the event store as one entry and
+ * written as it is; what is sent within writeDelay() is written together, straight to the Node response once the
+ * web stream under it is empty (hono pipes each chunk a microtask after it is queued, so the order holds). Any other
+ * message, and the SDK's keep-alives, take the SDK's own way, after what is pending; so does every message when the
+ * SDK's internals are not as expected.
  */
 export function sendNotificationsDirectly(transport: StreamableHTTPServerTransport, events: SessionEventStore): void {
-  const inner = (transport as unknown as { _webStandardTransport?: Partial<StandaloneStreams> })._webStandardTransport;
-  if (typeof inner?._standaloneSseStreamId !== 'string' || !(inner._streamMapping instanceof Map)) return;
-  const { _standaloneSseStreamId: streamId, _streamMapping: streams } = inner as StandaloneStreams;
+  const inner = standaloneStreams(transport);
+  if (!inner) return;
+  const { _standaloneSseStreamId: streamId, _streamMapping: streams } = inner;
   const send = transport.send.bind(transport);
   let pending: Buffer[] = [];
   // What is pending belongs to the stream it was framed for: a stream that replaced it replays it from the store.
@@ -117,34 +146,33 @@ export function sendNotificationsDirectly(transport: StreamableHTTPServerTranspo
   const flush = () => {
     scheduled = false;
     if (!pending.length) return;
-    const chunk = Buffer.concat(pending);
+    const chunks = pending;
     pending = [];
     const controller = streams.get(streamId)?.controller;
     if (!controller || controller !== pendingFor) return;
     lastWrite = Date.now();
-    controller.enqueue(chunk);
+    const res = responses.get(controller);
+    if (res && controller.desiredSize! > 0 && !res.destroyed && !res.writableEnded) {
+      res.cork();
+      for (const chunk of chunks) res.write(chunk);
+      res.uncork();
+    } else for (const chunk of chunks) controller.enqueue(chunk);
   };
-  const notify = (frames: readonly SseFrame[]) => {
-    if (!frames.length) return;
-    const bytes = frames.reduce((n, frame) => n + frame.data.length, 0);
-    const first = events.storeMany(
-      streamId,
-      frames.map((frame) => frame.message),
-      bytes,
-    );
+  const notify = (batch: SseBatch) => {
+    if (!batch.count) return;
+    events.keepFramed(batch);
     const stream = streams.get(streamId);
     if (!stream?.controller) return;
     if (stream.controller !== pendingFor) {
       pending = [];
       pendingFor = stream.controller;
     }
-    frames.forEach((frame, i) => {
-      const id = `${first + i}_${streamId}`;
-      if (!stream.replayedEventIds?.has(id)) pending.push(EVENT_LINE, Buffer.from(`id: ${id}\n`, 'latin1'), frame.data);
-    });
+    // Kept before the stream was resumed, and so replayed on it already.
+    if (stream.replayedEventIds?.has(`${batch.last}_${streamId}`)) return;
+    pending.push(batch.sse);
     if (scheduled) return;
     scheduled = true;
-    const wait = lastWrite + WRITE_EVERY_MS - Date.now();
+    const wait = lastWrite + writeDelay() - Date.now();
     if (wait > 0) setTimeout(flush, wait);
     else setImmediate(flush);
   };
@@ -154,6 +182,6 @@ export function sendNotificationsDirectly(transport: StreamableHTTPServerTranspo
       flush();
       return send(message, options);
     }
-    notify([frameOf(message)]);
+    notify(frameMessages([message]));
   };
 }

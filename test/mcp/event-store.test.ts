@@ -2,7 +2,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { SessionEventStore } from '../../src/mcp/event-store.js';
-import { sendNotificationsDirectly } from '../../src/mcp/streams.js';
+import { frameMessages, sendNotificationsDirectly } from '../../src/mcp/streams.js';
 
 const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/test', params: { n } });
 
@@ -27,6 +27,24 @@ describe('session event store', () => {
     expect((await replay(store, a)).sent).toEqual([[c, note(3)]]);
     expect(await store.getStreamIdForEventId('not-ours')).toBeUndefined();
     await expect(replay(store, 'not-ours')).rejects.toThrow(/Unknown event id/);
+  });
+
+  it('keeps framed events as one entry, replaying them one by one from any id among them, in the order they were kept', async () => {
+    const store = new SessionEventStore({ maxEvents: 5, maxBytes: 1e9, maxAgeMs: 1e9 });
+    const before = await store.storeEvent('_GET_stream', note(0));
+    const batch = frameMessages([note(1), note(2), note(3)]);
+    store.keepFramed(batch);
+    const after = await store.storeEvent('_GET_stream', note(4));
+    expect(batch.count).toBe(3);
+    expect(store.size).toBe(5);
+    expect(numbers((await replay(store, before)).sent)).toEqual([1, 2, 3, 4]);
+    const second = `${batch.last - 1}__GET_stream`;
+    expect((await replay(store, second)).sent).toEqual([[`${batch.last}__GET_stream`, note(3)], [after, note(4)]]);
+    // Counted by events: one more event pushes out the oldest entry, then the batch as a whole.
+    await store.storeEvent('_GET_stream', note(5));
+    expect(numbers((await replay(store, '0__GET_stream')).sent)).toEqual([1, 2, 3, 4, 5]);
+    await store.storeEvent('_GET_stream', note(6));
+    expect(numbers((await replay(store, '0__GET_stream')).sent)).toEqual([4, 5, 6]);
   });
 
   it('keeps at most maxEvents, maxBytes and maxAgeMs worth of events', async () => {

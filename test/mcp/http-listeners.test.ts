@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { EventStoreLimits } from '../../src/mcp/event-store.js';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
 import { surfaceOf, EVENT_NOTIFICATION } from '../../src/mcp/server.js';
 import { startHarness, type Harness } from '../harness.js';
@@ -27,8 +28,8 @@ afterEach(async () => {
 });
 afterAll(() => h.close());
 
-const listen = async (sessionIdleMs: number) =>
-  (listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(h.deps), logger: h.deps.logger, version: 't', sessionIdleMs }));
+const listen = async (sessionIdleMs: number, eventStore?: EventStoreLimits) =>
+  (listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(h.deps), logger: h.deps.logger, version: 't', sessionIdleMs, eventStore }));
 
 let seq = 0;
 /** Commits one event to the trigger's log and has this process deliver it; returns its id as notifications carry it. */
@@ -128,6 +129,34 @@ describe('sessions that only listen', () => {
     // The subscription's resources/updated, sent right after each event's notification, was kept and replayed too.
     expect(replayedAgain.methods.filter((m) => m === 'notifications/resources/updated').length).toBeGreaterThanOrEqual(2);
     drop3.abort();
+  }, 30_000);
+
+  it('a resumed stream has everything replayed before anything sent live, each event once and in order', async () => {
+    const away = 3_000;
+    const { url } = await listen(60_000, { maxEvents: 10 * away, maxBytes: 64 * 1024 * 1024, maxAgeMs: 60_000 });
+    const session = await RawSession.open(`${url}/mcp`);
+    await session.request('resources/subscribe', { uri: `switchboard://triggers/${triggerId}/events` });
+    const drop1 = new AbortController();
+    const stream1 = sseEvents((await session.listen(undefined, drop1.signal)).body!);
+    const priming = (await stream1.next()).value as SseEvent;
+    drop1.abort();
+
+    // More to replay than the sockets hold while the client reads nothing: the replay waits to drain, live events
+    // arrive meanwhile, and must follow it.
+    seq++;
+    const missed = await h.store.triggers.commit(triggerId, {
+      events: Array.from({ length: away }, (_, i) => ({ dedupeKey: `replay-${seq}-${i}`, occurredAt: new Date().toISOString(), summary: `Email ${i}: report ${'x'.repeat(1000)}`, payload: { i } })),
+    });
+    await h.deps.triggers!.log.poke();
+    const drop2 = new AbortController();
+    const resumed = await session.listen(priming.id, drop2.signal);
+    const live: string[] = [];
+    for (let i = 0; i < 20; i++) live.push(await commitEvent());
+    const received = await nextTriggerEvents(sseEvents(resumed.body!), away + live.length);
+    expect(received.map((e) => e.eventId)).toEqual([...missed.map((e) => String(e.id)), ...live]);
+    const seqs = received.map((e) => Number(e.sseId.split('_')[0]));
+    expect(seqs.every((n, i) => i === 0 || n > seqs[i - 1]!)).toBe(true);
+    drop2.abort();
   }, 30_000);
 
   it('does not prime the stream of a client before 2025-11-25, which cannot take an event with empty data', async () => {
