@@ -37,22 +37,25 @@ describe('the PostgreSQL event log', () => {
     const forwarded = await first.triggers.create({ kind: 'github.push', accountId, config: {}, forwardUrl: 'http://127.0.0.1:9/hook' });
     const plain = await first.triggers.create({ kind: 'github.push', accountId, config: {} });
 
-    // Hold up the first commit after it has drawn its event id: its forward delivery waits for this table lock.
+    // Hold up the first commit after it has drawn its event id: another transaction, not yet ended, inserted the same
+    // event, so the commit's insert waits to learn whether it conflicts.
     const db = connect(location.databaseUrl!);
     const waiting = (lock: string) => async () =>
       (await db.unsafe(`SELECT 1 FROM pg_locks WHERE NOT granted AND ${lock}`)).length > 0;
     let release!: () => void;
     const locked = new Promise<void>((resolve, reject) => {
       const held = db.begin(async (tx) => {
-        await tx`LOCK TABLE deliveries IN EXCLUSIVE MODE`;
+        await tx`INSERT INTO events (trigger_id, owner, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
+          SELECT id, owner, kind, 'drew-first', '2026-11-22T10:00:00Z', '2026-11-22T10:00:00Z', 'held', '{}'::json FROM triggers WHERE id = ${forwarded.id}`;
         resolve();
         await new Promise<void>((done) => (release = done));
+        throw new Error('rolled back');
       });
-      held.catch(reject);
+      held.catch((error: Error) => error.message !== 'rolled back' && reject(error));
     });
     await locked;
     const slow = first.triggers.commit(forwarded.id, { events: [ev('drew-first')] });
-    await until(waiting("relation = 'deliveries'::regclass"));
+    await until(waiting("locktype = 'transactionid'"));
 
     // A second commit starts after the first drew its id; it either commits now or waits for the log's lock.
     const fast = second.triggers.commit(plain.id, { events: [ev('drew-second')] });

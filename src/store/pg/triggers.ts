@@ -1,7 +1,7 @@
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
-import { checkRefKey, countsByTrigger, FORWARD_WINDOW_MS, noAccount, type Counts } from '../triggers.js';
+import { checkRefKey, countsByTrigger, FORWARD_WINDOW_MS, noAccount } from '../triggers.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 import { TRIGGER_RUNS } from './work.js';
 import { COMMITS_CHANNEL, LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';
@@ -131,7 +131,7 @@ export class PgTriggerStore implements TriggerStore {
       }
     });
     try {
-      const added = batch.length ? await this.sql.begin((tx) => this.append(tx, batch, now)) : [];
+      const added = batch.length ? await this.append(batch, now) : [];
       batch.forEach(({ at }, i) => (outcomes[at] = { status: 'fulfilled', value: added[i]! }));
     } catch (error) {
       // A value the database refuses belongs to one item: each is then committed alone, in order, so only its own fails.
@@ -146,81 +146,74 @@ export class PgTriggerStore implements TriggerStore {
     return outcomes as Array<PromiseSettledResult<TriggerEvent[]>>;
   }
 
-  /** The batch's events, in input order, and each trigger's counts and state, in the caller's transaction. */
-  private async append(tx: Tx, batch: Prepared[], now: number): Promise<TriggerEvent[][]> {
+  /**
+   * The batch's events, in input order, and each trigger's counts and state, in one statement (so one round trip, and
+   * its own transaction): a batch is written while the next one gathers, and waits for no turn of this process's event
+   * loop between queries. The triggers' rows are locked first, in one order for every writer, then the log's lock
+   * (it reads them all), before any id is drawn (the insert reads the lock).
+   */
+  private async append(batch: Prepared[], now: number): Promise<TriggerEvent[][]> {
     const receivedAt = new Date(now).toISOString();
-    // The triggers' rows first, in one order for every transaction (one commit per trigger at a time), the log's lock
-    // only for the appending itself.
     const ids = [...new Set(batch.map(({ item }) => item.triggerId))].sort();
-    const rows = await tx<{ id: string; kind: string; forward_url: string | null; owner: string }[]>`
-      SELECT id, kind, forward_url, owner FROM triggers WHERE id = ANY(${ids}::text[]) AND ${this.own(tx)}
-        AND ${tx.unsafe(TRIGGER_RUNS)}
-      ORDER BY id FOR NO KEY UPDATE`;
-    const triggers = new Map(rows.map((row) => [row.id, row]));
-    const proposed = { triggerIds: [] as string[], owners: [] as string[], kinds: [] as string[], keys: [] as string[], occurred: [] as string[], summaries: [] as string[], payloads: [] as string[] };
+    const proposed = { triggerIds: [] as string[], keys: [] as string[], occurred: [] as string[], summaries: [] as string[], payloads: [] as string[] };
     for (const { item, payloads } of batch) {
-      const trigger = triggers.get(item.triggerId);
-      if (!trigger) continue;
       item.input.events.forEach((e, i) => {
         proposed.triggerIds.push(item.triggerId);
-        proposed.owners.push(trigger.owner);
-        proposed.kinds.push(trigger.kind);
         proposed.keys.push(e.dedupeKey);
         proposed.occurred.push(e.occurredAt);
         proposed.summaries.push(e.summary);
         proposed.payloads.push(payloads[i]!);
       });
     }
-    // Ids are drawn in input order (sorted before they are drawn); a key already stored, or earlier in the batch, is
-    // skipped. The insert is sent with the lock, without waiting for it: the database runs it once the lock is held.
-    const stored = new Map<string, number>();
-    if (proposed.keys.length) {
-      const [, inserted] = await Promise.all([
-        lockEventLog(tx),
-        tx<{ id: number; trigger_id: string; dedupe_key: string }[]>`
+    // Each trigger's counts but its fired events, which the statement counts as it inserts them.
+    const counts = [...countsByTrigger(batch.map((b) => b.item), batch.map((b) => b.state), batch.map(() => []), () => true).entries()];
+    const inserted = await this.sql<Array<{ id: number; trigger_id: string; dedupe_key: string; kind: string }>>`
+      WITH runs AS MATERIALIZED (
+        SELECT id, kind, forward_url, owner FROM triggers
+        WHERE id = ANY(${ids}::text[]) AND ${this.own()} AND ${this.sql.unsafe(TRIGGER_RUNS)}
+        ORDER BY id FOR NO KEY UPDATE
+      ), log_lock AS MATERIALIZED (
+        SELECT pg_advisory_xact_lock(${LOCK_SPACE}, ${LOCKS.eventLog}), pg_notify(${COMMITS_CHANNEL}, '')
+        FROM (SELECT count(*) FROM runs) locked WHERE ${proposed.keys.length > 0}
+      ), added AS (
         INSERT INTO events (trigger_id, owner, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
-        SELECT trigger_id, owner, kind, dedupe_key, occurred_at, ${receivedAt}::text, summary, payload::json
-        FROM unnest(${proposed.triggerIds}::text[], ${proposed.owners}::text[], ${proposed.kinds}::text[], ${proposed.keys}::text[], ${proposed.occurred}::text[],
-          ${proposed.summaries}::text[], ${proposed.payloads}::text[]) WITH ORDINALITY AS e(trigger_id, owner, kind, dedupe_key, occurred_at, summary, payload, n)
-        ORDER BY n
-        ON CONFLICT (trigger_id, dedupe_key) DO NOTHING RETURNING id, trigger_id, dedupe_key`,
-      ]);
-      for (const row of inserted) stored.set(`${row.trigger_id}\n${row.dedupe_key}`, row.id);
-    }
-
-    const added = batch.map(({ item }) => {
-      const trigger = triggers.get(item.triggerId);
+        SELECT e.trigger_id, t.owner, t.kind, e.dedupe_key, e.occurred_at, ${receivedAt}::text, e.summary, e.payload::json
+        FROM log_lock, unnest(${proposed.triggerIds}::text[], ${proposed.keys}::text[], ${proposed.occurred}::text[], ${proposed.summaries}::text[], ${proposed.payloads}::text[])
+          WITH ORDINALITY AS e(trigger_id, dedupe_key, occurred_at, summary, payload, n)
+          JOIN runs t ON t.id = e.trigger_id
+        ORDER BY e.n
+        ON CONFLICT (trigger_id, dedupe_key) DO NOTHING RETURNING id, trigger_id, dedupe_key, kind
+      ), fired AS (
+        SELECT trigger_id, count(*) AS n FROM added GROUP BY trigger_id
+      ), counted AS (
+        UPDATE triggers SET fired = triggers.fired + COALESCE(f.n, 0), skipped = triggers.skipped + c.skipped,
+          errors = triggers.errors + c.failed, last_error = CASE WHEN c.error_seen::boolean THEN c.error ELSE last_error END,
+          status = CASE WHEN c.error_seen::boolean AND c.error IS NOT NULL THEN 'failing' WHEN c.error_seen::boolean THEN 'active' ELSE status END,
+          last_event_at = CASE WHEN COALESCE(f.n, 0) > 0 THEN ${receivedAt} ELSE last_event_at END,
+          state_json = COALESCE(c.state::json, state_json)
+        FROM unnest(${counts.map(([id]) => id)}::text[], ${counts.map(([, x]) => x.skipped)}::int[], ${counts.map(([, x]) => x.failed)}::int[],
+            ${counts.map(([, x]) => String(x.hasError))}::text[], ${counts.map(([, x]) => x.error)}::text[], ${counts.map(([, x]) => x.state)}::text[]) AS c(id, skipped, failed, error_seen, error, state)
+          LEFT JOIN fired f ON f.trigger_id = c.id
+        WHERE triggers.id = c.id AND c.id IN (SELECT id FROM runs)
+      ), queued AS (
+        INSERT INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at)
+        SELECT a.id, a.trigger_id, t.forward_url, ${now}::bigint, ${now + FORWARD_WINDOW_MS}::bigint
+        FROM added a JOIN runs t ON t.id = a.trigger_id WHERE t.forward_url IS NOT NULL
+        ON CONFLICT DO NOTHING
+      )
+      SELECT id, trigger_id, dedupe_key, kind FROM added`;
+    const stored = new Map(inserted.map((row) => [`${row.trigger_id}\n${row.dedupe_key}`, row]));
+    return batch.map(({ item }) => {
       const events: TriggerEvent[] = [];
-      for (const e of trigger ? item.input.events : []) {
+      for (const e of item.input.events) {
         const key = `${item.triggerId}\n${e.dedupeKey}`;
-        const id = stored.get(key);
-        if (id === undefined) continue;
+        const row = stored.get(key);
+        if (!row) continue;
         stored.delete(key);
-        events.push({ id, triggerId: item.triggerId, kind: trigger!.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });
+        events.push({ id: Number(row.id), triggerId: item.triggerId, kind: row.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });
       }
       return events;
     });
-
-    const forwarded = added.flat().filter((e) => triggers.get(e.triggerId)!.forward_url);
-    const queueing = forwarded.length
-      ? tx`INSERT INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at)
-        SELECT event_id, trigger_id, url, ${now}::bigint, ${now + FORWARD_WINDOW_MS}::bigint
-        FROM unnest(${forwarded.map((e) => e.id)}::bigint[], ${forwarded.map((e) => e.triggerId)}::text[],
-          ${forwarded.map((e) => triggers.get(e.triggerId)!.forward_url!)}::text[]) AS d(event_id, trigger_id, url)
-        ON CONFLICT DO NOTHING`
-      : undefined;
-    await Promise.all([queueing, ...[...countsByTrigger(batch.map((b) => b.item), batch.map((b) => b.state), added, (id) => triggers.has(id))].map(([id, c]) => this.count(tx, id, c, receivedAt))]);
-    return added;
-  }
-
-  private async count(tx: Tx, triggerId: string, c: Counts, receivedAt: string): Promise<void> {
-    await tx`
-      UPDATE triggers SET fired = fired + ${c.fired}, skipped = skipped + ${c.skipped},
-        errors = errors + ${c.failed}, last_error = CASE WHEN ${c.hasError} THEN ${c.error}::text ELSE last_error END,
-        status = CASE WHEN ${c.hasError} AND ${c.error}::text IS NOT NULL THEN 'failing' WHEN ${c.hasError} THEN 'active' ELSE status END,
-        last_event_at = CASE WHEN ${c.fired} > 0 THEN ${receivedAt} ELSE last_event_at END,
-        state_json = COALESCE(${c.state}::text::json, state_json)
-      WHERE id = ${triggerId}`;
   }
 }
 
