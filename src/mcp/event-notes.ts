@@ -1,6 +1,5 @@
 import type { TriggerEvent } from '../store/types.js';
-import { standaloneEvent, takeSeqs } from './event-store.js';
-import type { SseBatch } from './streams.js';
+import { standaloneEvent, takeSeqs, type FramedEvents } from './event-store.js';
 
 /* How clients are told of a new event, in both revisions: the notices, and the resource they name. */
 
@@ -33,7 +32,7 @@ interface FramedNotices {
   /** The events' resources, each once. */
   distinct: string[];
   /** What sessions are sent, by which of `distinct` they subscribed to. */
-  batches: Map<string, SseBatch>;
+  batches: Map<string, FramedEvents>;
 }
 
 // Every session of this process is told of the same batches of events (the log hands each listener the same array):
@@ -41,7 +40,7 @@ interface FramedNotices {
 const framed = new WeakMap<readonly TriggerEvent[], FramedNotices>();
 
 /** What a 2025 session is sent of a batch of events: each event's notification, and its resource update when `subscribed` holds its URI. */
-export function noticesFor(events: readonly TriggerEvent[], subscribed: ReadonlySet<string>): SseBatch {
+export function noticesFor(events: readonly TriggerEvent[], subscribed: ReadonlySet<string>): FramedEvents {
   let notices = framed.get(events);
   if (!notices) framed.set(events, (notices = frameNotices(events)));
   const key = notices.distinct.map((uri) => (subscribed.has(uri) ? '1' : '0')).join('');
@@ -67,7 +66,7 @@ function frameNotices(events: readonly TriggerEvent[]): FramedNotices {
   return { first, texts, uris, distinct: [...new Set(uris)], batches: new Map() };
 }
 
-function select({ first, texts, uris }: FramedNotices, subscribed: ReadonlySet<string>): SseBatch {
+function select({ first, texts, uris }: FramedNotices, subscribed: ReadonlySet<string>): FramedEvents {
   let sse = '';
   let count = 0;
   let last = 0;

@@ -70,11 +70,8 @@ function requestStreams(transport: StreamableHTTPServerTransport): Map<string | 
   return inner?._requestToStreamMapping instanceof Map ? inner._requestToStreamMapping : undefined;
 }
 
-/** Notifications numbered and framed as SSE events of the standalone stream: what a session keeps and writes. */
-export type SseBatch = FramedEvents;
-
 /** Numbers and frames notifications for one session; those every session is sent alike are framed once (event-notes.ts). */
-export function frameMessages(messages: readonly JSONRPCMessage[]): SseBatch {
+export function frameMessages(messages: readonly JSONRPCMessage[]): FramedEvents {
   const first = takeSeqs(messages.length);
   const sse = Buffer.from(messages.map((message, i) => standaloneEvent(first + i, JSON.stringify(message))).join(''));
   return { sse, count: messages.length, last: first + messages.length - 1 };
@@ -112,11 +109,11 @@ function standaloneStreams(transport: StreamableHTTPServerTransport): Standalone
   return inner as StandaloneStreams;
 }
 
-type Notifier = (batch: SseBatch) => void;
+type Notifier = (batch: FramedEvents) => void;
 const notifiers = new WeakMap<object, Notifier>();
 
 /** Sends notifications through the session's direct path (sendNotificationsDirectly); false when it has none. */
-export function notifyDirectly(transport: object | undefined, batch: SseBatch): boolean {
+export function notifyDirectly(transport: object | undefined, batch: FramedEvents): boolean {
   const notify = transport && notifiers.get(transport);
   if (!notify) return false;
   notify(batch);
@@ -158,7 +155,7 @@ export function sendNotificationsDirectly(transport: StreamableHTTPServerTranspo
       res.uncork();
     } else for (const chunk of chunks) controller.enqueue(chunk);
   };
-  const notify = (batch: SseBatch) => {
+  const notify = (batch: FramedEvents) => {
     if (!batch.count) return;
     events.keepFramed(batch);
     const stream = streams.get(streamId);
