@@ -1,5 +1,5 @@
 import type { TriggerEvent } from '../store/types.js';
-import { standaloneEvent, takeSeqs, type FramedEvents } from './event-store.js';
+import { framedEvents, standaloneEvent, takeSeqs, type FramedEvents } from './event-store.js';
 
 /* How clients are told of a new event, in both revisions: the notices, and the resource they name. */
 
@@ -79,5 +79,5 @@ function select({ first, texts, uris }: FramedNotices, subscribed: ReadonlySet<s
     count++;
     last++;
   });
-  return { sse: Buffer.from(sse), count, last };
+  return framedEvents(sse, count, last);
 }

@@ -14,33 +14,43 @@ export const EVENT_STORE_LIMITS: EventStoreLimits = { maxEvents: 1_000, maxBytes
 /** The stream id the SDK gives the standalone GET stream (its `_standaloneSseStreamId`). */
 export const STANDALONE_STREAM = '_GET_stream';
 
-/**
- * Events of the standalone stream framed as SSE, as they were written. A session keeps them as these bytes, one
- * buffer for a batch of events shared by every session sent it, not as messages: its last minutes of events are then
- * a few buffers, not thousands of small objects for the garbage collector to copy.
- */
-export interface FramedEvents {
-  sse: Buffer;
-  /** How many events it holds. */
+/** What a session keeps of what it sent, and when. */
+interface Kept {
+  streamId: StreamId;
+  at: number;
+  /** What it takes to keep, counted against maxBytes. */
+  bytes: number;
+  /** Sequence numbers it holds. */
   count: number;
+}
+
+/**
+ * Events of the standalone stream framed as SSE, as they were written. Every session sent them keeps this same
+ * object: its last minutes of events are then a few shared buffers, not thousands of small objects (its own entries
+ * included) that live long enough for the garbage collector to copy and promote.
+ */
+export interface FramedEvents extends Kept {
+  sse: Buffer;
   /** Its last event's sequence number. */
   last: number;
 }
 
+/** A message the SDK stored, with its number; none for a priming event, which only hands out its id. */
+interface StoredMessage extends Kept {
+  seq: number;
+  message?: JSONRPCMessage;
+}
+
+type StoredEvent = FramedEvents | StoredMessage;
+
 /** One event of the standalone stream, framed as the SDK frames it. */
 export const standaloneEvent = (seq: number, json: string) => `event: message\nid: ${seq}_${STANDALONE_STREAM}\ndata: ${json}\n\n`;
 
-interface StoredEvent {
-  streamId: StreamId;
-  at: number;
-  bytes: number;
-  /** Sequence numbers it holds. */
-  count: number;
-  /** A message the SDK stored (none for a priming event, which only hands out its id), or framed events. */
-  seq?: number;
-  message?: JSONRPCMessage;
-  sse?: Buffer;
-}
+/** Events framed (standaloneEvent) for the standalone stream, the last of them numbered `last`, as one entry to keep. */
+export const framedEvents = (sse: string, count: number, last: number): FramedEvents => {
+  const bytes = Buffer.from(sse);
+  return { streamId: STANDALONE_STREAM, at: Date.now(), bytes: bytes.length, count, sse: bytes, last };
+};
 
 // One sequence for every session of the process: notices framed once for a batch of events carry the same ids to
 // every session that is sent them. A session's ids still rise in the order its events are kept.
@@ -84,9 +94,9 @@ export class SessionEventStore implements EventStore {
     return `${seq}_${streamId}`;
   }
 
-  /** Keeps events of the standalone stream framed already (numbered with takeSeqs), as one entry. */
+  /** Keeps events of the standalone stream framed already, as they are: one entry, shared with the other sessions sent them. */
   keepFramed(framed: FramedEvents): void {
-    this.push({ streamId: STANDALONE_STREAM, at: this.now(), bytes: framed.sse.length, count: framed.count, sse: framed.sse });
+    this.push(framed);
   }
 
   private push(event: StoredEvent): void {
@@ -144,8 +154,8 @@ export function streamOf(eventId: string): StreamId | undefined {
 }
 
 function messagesOf(e: StoredEvent): Array<[number, JSONRPCMessage]> {
-  if (e.sse) return framedMessages(e.sse);
-  return e.message ? [[e.seq!, e.message]] : [];
+  if ('sse' in e) return framedMessages(e.sse);
+  return e.message ? [[e.seq, e.message]] : [];
 }
 
 /** The messages of framed events, with their sequence numbers. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { header } from '../http/incoming.js';
-import { STANDALONE_STREAM, standaloneEvent, streamOf, takeSeqs, type FramedEvents, type SessionEventStore } from './event-store.js';
+import { framedEvents, STANDALONE_STREAM, standaloneEvent, streamOf, takeSeqs, type FramedEvents, type SessionEventStore } from './event-store.js';
 
 /** The SSE `retry` a client waits before resuming a dropped stream. */
 export const SSE_RETRY_MS = 1_000;
@@ -73,8 +73,7 @@ function requestStreams(transport: StreamableHTTPServerTransport): Map<string | 
 /** Numbers and frames notifications for one session; those every session is sent alike are framed once (event-notes.ts). */
 export function frameMessages(messages: readonly JSONRPCMessage[]): FramedEvents {
   const first = takeSeqs(messages.length);
-  const sse = Buffer.from(messages.map((message, i) => standaloneEvent(first + i, JSON.stringify(message))).join(''));
-  return { sse, count: messages.length, last: first + messages.length - 1 };
+  return framedEvents(messages.map((message, i) => standaloneEvent(first + i, JSON.stringify(message))).join(''), messages.length, first + messages.length - 1);
 }
 
 /** The SDK's stream for messages related to no request (2.x: the web-standard transport's private fields). */
