@@ -139,20 +139,35 @@ export function sendNotificationsDirectly(transport: StreamableHTTPServerTranspo
   let pendingFor: ReadableStreamDefaultController<Uint8Array> | undefined;
   let scheduled = false;
   let lastWrite = 0;
-  const flush = () => {
+  // The response whose socket is full: what is sent meanwhile waits in `pending` (buffers the event store keeps
+  // anyway) and goes out in one write when it drains, rather than piling up write after write in the response.
+  let drainOf: ServerResponse | undefined;
+  const flush = (force = false) => {
     scheduled = false;
     if (!pending.length) return;
-    const chunks = pending;
-    pending = [];
     const controller = streams.get(streamId)?.controller;
-    if (!controller || controller !== pendingFor) return;
-    lastWrite = Date.now();
+    if (!controller || controller !== pendingFor) {
+      pending = [];
+      return;
+    }
     const res = responses.get(controller);
-    if (res && controller.desiredSize! > 0 && !res.destroyed && !res.writableEnded) {
-      res.cork();
-      for (const chunk of chunks) res.write(chunk);
-      res.uncork();
-    } else for (const chunk of chunks) controller.enqueue(chunk);
+    const direct = res !== undefined && controller.desiredSize! > 0 && !res.destroyed && !res.writableEnded;
+    if (direct && res.writableNeedDrain && !force) {
+      if (drainOf === res) return;
+      drainOf = res;
+      res.once('drain', () => {
+        if (drainOf !== res) return;
+        drainOf = undefined;
+        flush();
+      });
+      return;
+    }
+    // One write, one HTTP chunk: a chunk per batch costs more, in the response's framing, than copying them together.
+    const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+    pending = [];
+    lastWrite = Date.now();
+    if (direct && !res.writableNeedDrain) res.write(chunk);
+    else controller.enqueue(chunk);
   };
   const notify = (batch: FramedEvents) => {
     if (!batch.count) return;
@@ -175,7 +190,7 @@ export function sendNotificationsDirectly(transport: StreamableHTTPServerTranspo
   notifiers.set(transport, notify);
   transport.send = async (message, options) => {
     if (!('method' in message) || 'id' in message || options?.relatedRequestId !== undefined) {
-      flush();
+      flush(true);
       return send(message, options);
     }
     notify(frameMessages([message]));
