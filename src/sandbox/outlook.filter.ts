@@ -113,22 +113,19 @@ export function parseFilter(src: string): Node {
     }
     return primary();
   };
-  const and = (): Node => {
-    let left = not();
-    while (isWord('and')) {
-      pos++;
-      left = { kind: 'and', left, right: not() };
-    }
-    return left;
-  };
-  const or = (): Node => {
-    let left = and();
-    while (isWord('or')) {
-      pos++;
-      left = { kind: 'or', left, right: and() };
-    }
-    return left;
-  };
+  // `and` binds tighter than `or`: each is a left-associative chain of the level below it.
+  const chain =
+    (kind: 'and' | 'or', operand: () => Node) =>
+    (): Node => {
+      let left = operand();
+      while (isWord(kind)) {
+        pos++;
+        left = { kind, left, right: operand() };
+      }
+      return left;
+    };
+  const and = chain('and', not);
+  const or = chain('or', and);
   const node = or();
   if (pos !== tokens.length) throw invalidFilter(src);
   return node;
