@@ -14,43 +14,19 @@ export const EVENT_STORE_LIMITS: EventStoreLimits = { maxEvents: 1_000, maxBytes
 /** The stream id the SDK gives the standalone GET stream (its `_standaloneSseStreamId`). */
 export const STANDALONE_STREAM = '_GET_stream';
 
-/** What a session keeps of what it sent, and when. */
-interface Kept {
-  streamId: StreamId;
-  at: number;
-  /** What it takes to keep, counted against maxBytes. */
-  bytes: number;
-  /** Sequence numbers it holds. */
-  count: number;
-}
-
-/**
- * Events of the standalone stream framed as SSE, as they were written. Every session sent them keeps this same
- * object: its last minutes of events are then a few shared buffers, not thousands of small objects (its own entries
- * included) that live long enough for the garbage collector to copy and promote.
- */
-export interface FramedEvents extends Kept {
+/** Events of the standalone stream framed as SSE, the last of them numbered `last`: what a batch sends a session, and what it keeps. */
+export interface FramedEvents {
   sse: Buffer;
-  /** Its last event's sequence number. */
+  /** Events in it. */
+  count: number;
   last: number;
 }
-
-/** A message the SDK stored, with its number; none for a priming event, which only hands out its id. */
-interface StoredMessage extends Kept {
-  seq: number;
-  message?: JSONRPCMessage;
-}
-
-type StoredEvent = FramedEvents | StoredMessage;
 
 /** One event of the standalone stream, framed as the SDK frames it. */
 export const standaloneEvent = (seq: number, json: string) => `event: message\nid: ${seq}_${STANDALONE_STREAM}\ndata: ${json}\n\n`;
 
 /** Events framed (standaloneEvent) for the standalone stream, the last of them numbered `last`, as one entry to keep. */
-export const framedEvents = (sse: string, count: number, last: number): FramedEvents => {
-  const bytes = Buffer.from(sse);
-  return { streamId: STANDALONE_STREAM, at: Date.now(), bytes: bytes.length, count, sse: bytes, last };
-};
+export const framedEvents = (sse: string, count: number, last: number): FramedEvents => ({ sse: Buffer.from(sse), count, last });
 
 // One sequence for every session of the process: notices framed once for a batch of events carry the same ids to
 // every session that is sent them. A session's ids still rise in the order its events are kept.
@@ -65,14 +41,39 @@ export function takeSeqs(count: number): number {
 
 const EVENT_ID = /^(\d+)_(.+)$/;
 
+/** Kept bytes go into pages of this size, each used again once the events in it are gone. */
+const PAGE_BYTES = 64 * 1024;
+/** A kept entry is a row of WIDTH numbers: when, its (last) sequence number, how many events, where its bytes are, whether they are framed SSE. */
+const AT = 0;
+const SEQ = 1;
+const COUNT = 2;
+const PAGE = 3;
+const OFFSET = 4;
+const LENGTH = 5;
+const FRAMED = 6;
+const WIDTH = 7;
+
 /**
  * One session's recent SSE events, so a dropped stream resumes with Last-Event-ID and misses nothing.
  * Event ids carry their stream (`<seq>_<streamId>`), so even an id whose event has aged out names its stream.
+ *
+ * What is kept is rows of numbers and pages of bytes, both used again: keeping an event allocates nothing. An object
+ * kept per event lives past a young-generation collection or two, is promoted, and dies in the old generation; at a
+ * few thousand events a second that had the process mark its whole heap three times as often.
  */
 export class SessionEventStore implements EventStore {
-  private readonly events: StoredEvent[] = [];
+  /** Entry i (0 the oldest) is row (head + i) % streams.length: its numbers in `rows`, its stream in `streams`. */
+  private rows = new Float64Array(0);
+  private streams: StreamId[] = [];
+  private head = 0;
+  private entries = 0;
+  /** Kept bytes; pages[0] is page number firstPage, and the last page is written up to `used`. */
+  private pages: Buffer[] = [];
+  private firstPage = 0;
+  private used = 0;
+  private spare: Buffer | undefined;
   private bytes = 0;
-  /** Sequence numbers in `events`. */
+  /** Sequence numbers kept. */
   private count = 0;
   /** Streams closed for good (their request was cancelled), newest last; as bounded as the events. */
   private readonly finished = new Set<StreamId>();
@@ -86,24 +87,70 @@ export class SessionEventStore implements EventStore {
     return this.store(streamId, message);
   }
 
-  /** As storeEvent, at once: the listener primes a GET stream with it (an empty message). */
+  /** As storeEvent, at once: the listener primes a GET stream with it (an empty message, kept as no bytes). */
   store(streamId: StreamId, message: JSONRPCMessage | Record<string, never>): EventId {
     const seq = takeSeqs(1);
-    const kept = Object.keys(message).length ? (message as JSONRPCMessage) : undefined;
-    this.push({ streamId, at: this.now(), bytes: JSON.stringify(message).length, count: 1, seq, message: kept });
+    this.keep(streamId, seq, 1, Object.keys(message).length ? JSON.stringify(message) : '', false);
     return `${seq}_${streamId}`;
   }
 
-  /** Keeps events of the standalone stream framed already, as they are: one entry, shared with the other sessions sent them. */
+  /** Keeps events of the standalone stream framed already, as one entry. */
   keepFramed(framed: FramedEvents): void {
-    this.push(framed);
+    this.keep(STANDALONE_STREAM, framed.last, framed.count, framed.sse, true);
   }
 
-  private push(event: StoredEvent): void {
-    this.events.push(event);
-    this.count += event.count;
-    this.bytes += event.bytes;
+  private keep(streamId: StreamId, seq: number, count: number, content: string | Buffer, framed: boolean): void {
+    const row = this.addRow();
+    const at = row * WIDTH;
+    const length = typeof content === 'string' ? Buffer.byteLength(content) : content.length;
+    const page = length ? this.pageFor(length) : undefined;
+    if (typeof content === 'string') page?.write(content, this.used);
+    else if (page) content.copy(page, this.used);
+    this.streams[row] = streamId;
+    this.rows[at + AT] = this.now();
+    this.rows[at + SEQ] = seq;
+    this.rows[at + COUNT] = count;
+    this.rows[at + PAGE] = this.firstPage + this.pages.length - 1;
+    this.rows[at + OFFSET] = this.used;
+    this.rows[at + LENGTH] = length;
+    this.rows[at + FRAMED] = framed ? 1 : 0;
+    this.used += length;
+    this.count += count;
+    this.bytes += length;
     this.prune();
+  }
+
+  private addRow(): number {
+    if (this.entries === this.streams.length) this.grow();
+    const row = (this.head + this.entries) % this.streams.length;
+    this.entries++;
+    return row;
+  }
+
+  private grow(): void {
+    const size = Math.max(16, 2 * this.streams.length);
+    const rows = new Float64Array(size * WIDTH);
+    const streams = new Array<StreamId>(size).fill('');
+    for (let i = 0; i < this.entries; i++) {
+      const from = (this.head + i) % this.streams.length;
+      rows.set(this.rows.subarray(from * WIDTH, (from + 1) * WIDTH), i * WIDTH);
+      streams[i] = this.streams[from]!;
+    }
+    this.rows = rows;
+    this.streams = streams;
+    this.head = 0;
+  }
+
+  /** The page `length` more bytes go into, at `used`. */
+  private pageFor(length: number): Buffer {
+    const last = this.pages.at(-1);
+    if (last && this.used + length <= last.length) return last;
+    const spare = length <= PAGE_BYTES ? this.spare : undefined;
+    if (spare) this.spare = undefined;
+    const page = spare ?? Buffer.allocUnsafeSlow(Math.max(length, PAGE_BYTES));
+    this.pages.push(page);
+    this.used = 0;
+    return page;
   }
 
   async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
@@ -116,10 +163,18 @@ export class SessionEventStore implements EventStore {
     const after = Number(match[1]);
     const streamId = match[2]!;
     this.prune();
-    for (const e of [...this.events]) {
-      if (e.streamId !== streamId) continue;
-      for (const [seq, message] of messagesOf(e)) if (seq > after) await send(`${seq}_${streamId}`, message);
+    // Read out before the first send: while it waits, more events may be kept in the same pages.
+    const replayed: Array<[number, JSONRPCMessage]> = [];
+    for (let i = 0; i < this.entries; i++) {
+      const row = (this.head + i) % this.streams.length;
+      const at = row * WIDTH;
+      if (this.streams[row] !== streamId || this.rows[at + SEQ]! <= after || !this.rows[at + LENGTH]) continue;
+      const offset = this.rows[at + OFFSET]!;
+      const bytes = this.pages[this.rows[at + PAGE]! - this.firstPage]!.subarray(offset, offset + this.rows[at + LENGTH]!);
+      if (this.rows[at + FRAMED]) replayed.push(...framedMessages(bytes));
+      else replayed.push([this.rows[at + SEQ]!, JSON.parse(bytes.toString()) as JSONRPCMessage]);
     }
+    for (const [seq, message] of replayed) if (seq > after) await send(`${seq}_${streamId}`, message);
     return streamId;
   }
 
@@ -140,10 +195,21 @@ export class SessionEventStore implements EventStore {
 
   private prune(): void {
     const oldest = this.now() - this.limits.maxAgeMs;
-    while (this.events.length > 0 && (this.count > this.limits.maxEvents || this.bytes > this.limits.maxBytes || this.events[0]!.at < oldest)) {
-      const gone = this.events.shift()!;
-      this.bytes -= gone.bytes;
-      this.count -= gone.count;
+    while (this.entries > 0) {
+      const at = this.head * WIDTH;
+      if (this.count <= this.limits.maxEvents && this.bytes <= this.limits.maxBytes && this.rows[at + AT]! >= oldest) break;
+      this.count -= this.rows[at + COUNT]!;
+      this.bytes -= this.rows[at + LENGTH]!;
+      this.streams[this.head] = '';
+      this.head = (this.head + 1) % this.streams.length;
+      this.entries--;
+    }
+    // Pages before the oldest entry's hold nothing kept any more; the last one is kept for what comes next.
+    const from = this.entries ? this.rows[this.head * WIDTH + PAGE]! : this.firstPage + this.pages.length - 1;
+    while (this.firstPage < from) {
+      const page = this.pages.shift()!;
+      this.firstPage++;
+      if (page.length === PAGE_BYTES) this.spare = page;
     }
   }
 }
@@ -151,11 +217,6 @@ export class SessionEventStore implements EventStore {
 /** The stream an event id belongs to, or undefined when it is not one of ours. */
 export function streamOf(eventId: string): StreamId | undefined {
   return EVENT_ID.exec(eventId)?.[2];
-}
-
-function messagesOf(e: StoredEvent): Array<[number, JSONRPCMessage]> {
-  if ('sse' in e) return framedMessages(e.sse);
-  return e.message ? [[e.seq, e.message]] : [];
 }
 
 /** The messages of framed events, with their sequence numbers. */

@@ -68,6 +68,25 @@ describe('session event store', () => {
     expect(numbers((await replay(byAge, old)).sent)).toEqual([2]);
     expect(byAge.size).toBe(1);
   });
+
+  it('replays what it keeps exactly, as its pages fill, are dropped and are used again, big entries included', async () => {
+    const store = new SessionEventStore({ maxEvents: 400, maxBytes: 300_000, maxAgeMs: 1e9 });
+    const sized = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/test', params: { n, pad: 'é'.repeat(n % 97 === 0 ? 40_000 : (n * 37) % 900) } });
+    const kept: Array<[string, JSONRPCMessage]> = [];
+    for (let n = 1; n <= 3_000; n++) {
+      if (n % 5 === 0) {
+        const batch = frameMessages([sized(n), note(n)]);
+        store.keepFramed(batch);
+        kept.push([`${batch.last - 1}__GET_stream`, sized(n)], [`${batch.last}__GET_stream`, note(n)]);
+      } else kept.push([await store.storeEvent('_GET_stream', sized(n)), sized(n)]);
+      if (n % 250 !== 0) continue;
+      const { sent } = await replay(store, '0__GET_stream');
+      expect(sent.length).toBe(store.size);
+      expect(sent).toEqual(kept.slice(-sent.length));
+      expect(JSON.stringify(sent).length).toBeLessThan(2 * 300_000);
+    }
+    expect(store.size).toBeGreaterThan(100);
+  });
 });
 
 describe('notifications sent to the standalone stream directly', () => {
