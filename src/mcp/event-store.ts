@@ -25,7 +25,7 @@ export interface FramedEvents {
 /** One event of the standalone stream, framed as the SDK frames it. */
 export const standaloneEvent = (seq: number, json: string) => `event: message\nid: ${seq}_${STANDALONE_STREAM}\ndata: ${json}\n\n`;
 
-/** Events framed (standaloneEvent) for the standalone stream, the last of them numbered `last`, as one entry to keep. */
+/** Events framed (standaloneEvent) for the standalone stream, the last of them numbered `last`. */
 export const framedEvents = (sse: string, count: number, last: number): FramedEvents => ({ sse: Buffer.from(sse), count, last });
 
 // One sequence for every session of the process: notices framed once for a batch of events carry the same ids to
@@ -94,7 +94,7 @@ export class SessionEventStore implements EventStore {
     return `${seq}_${streamId}`;
   }
 
-  /** Keeps events of the standalone stream framed already, as one entry. */
+  /** Keeps events of the standalone stream framed already, as one entry: a copy of their bytes. */
   keepFramed(framed: FramedEvents): void {
     this.keep(STANDALONE_STREAM, framed.last, framed.count, framed.sse, true);
   }

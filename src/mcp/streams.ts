@@ -123,8 +123,8 @@ export function notifyDirectly(transport: object | undefined, batch: FramedEvent
  * A notification related to no request goes to the standalone stream as the SDK would send it (kept in the event
  * store for resumption, then written as an SSE event), without the SDK's four zod parses that tell a response from
  * it: each fails for a notification and builds an Error with its stack, most of the cost of telling a subscribed
- * session of an event. A batch of events is framed once for every session, kept in the event store as one entry and
- * written as it is; what is sent within writeDelay() is written together, straight to the Node response once the
+ * session of an event. A batch of events is framed once for every session, its bytes copied into each session's
+ * event store and written as they are; what is sent within writeDelay() is written together, straight to the Node response once the
  * web stream under it is empty (hono pipes each chunk a microtask after it is queued, so the order holds). Any other
  * message, and the SDK's keep-alives, take the SDK's own way, after what is pending; so does every message when the
  * SDK's internals are not as expected.
