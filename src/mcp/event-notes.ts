@@ -35,14 +35,15 @@ interface FramedNotices {
   batches: Map<string, FramedEvents>;
 }
 
-// Every session of this process is told of the same batches of events (the log hands each listener the same array):
-// the notices are numbered and framed once per batch, and each distinct selection of them once, for all sessions.
-const framed = new WeakMap<readonly TriggerEvent[], FramedNotices>();
+// Every session of this process is told of the same batch of events in the same turn (the log hands each listener
+// the same array): its notices are numbered and framed once, and each distinct selection of them once, for all
+// sessions. Only the latest batch is held: kept longer, its texts would outlive young-generation collections.
+let latest: { events: readonly TriggerEvent[]; notices: FramedNotices } | undefined;
 
 /** What a 2025 session is sent of a batch of events: each event's notification, and its resource update when `subscribed` holds its URI. */
 export function noticesFor(events: readonly TriggerEvent[], subscribed: ReadonlySet<string>): FramedEvents {
-  let notices = framed.get(events);
-  if (!notices) framed.set(events, (notices = frameNotices(events)));
+  if (latest?.events !== events) latest = { events, notices: frameNotices(events) };
+  const { notices } = latest;
   const key = notices.distinct.map((uri) => (subscribed.has(uri) ? '1' : '0')).join('');
   let batch = notices.batches.get(key);
   if (!batch) notices.batches.set(key, (batch = select(notices, subscribed)));
