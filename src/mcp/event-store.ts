@@ -103,9 +103,11 @@ export class SessionEventStore implements EventStore {
     const row = this.addRow();
     const at = row * WIDTH;
     const length = typeof content === 'string' ? Buffer.byteLength(content) : content.length;
-    const page = length ? this.pageFor(length) : undefined;
-    if (typeof content === 'string') page?.write(content, this.used);
-    else if (page) content.copy(page, this.used);
+    if (length) {
+      const page = this.pageFor(length);
+      if (typeof content === 'string') page.write(content, this.used);
+      else content.copy(page, this.used);
+    }
     this.streams[row] = streamId;
     this.rows[at + AT] = this.now();
     this.rows[at + SEQ] = seq;

@@ -124,10 +124,10 @@ export function notifyDirectly(transport: object | undefined, batch: FramedEvent
  * store for resumption, then written as an SSE event), without the SDK's four zod parses that tell a response from
  * it: each fails for a notification and builds an Error with its stack, most of the cost of telling a subscribed
  * session of an event. A batch of events is framed once for every session, its bytes copied into each session's
- * event store and written as they are; what is sent within writeDelay() is written together, straight to the Node response once the
- * web stream under it is empty (hono pipes each chunk a microtask after it is queued, so the order holds). Any other
- * message, and the SDK's keep-alives, take the SDK's own way, after what is pending; so does every message when the
- * SDK's internals are not as expected.
+ * event store and written as they are; what is sent within writeDelay() is written together, straight to the Node
+ * response once the web stream under it is empty (hono pipes each chunk a microtask after it is queued, so the order
+ * holds). Any other message, and the SDK's keep-alives, take the SDK's own way, after what is pending; so does every
+ * message when the SDK's internals are not as expected.
  */
 export function sendNotificationsDirectly(transport: StreamableHTTPServerTransport, events: SessionEventStore): void {
   const inner = standaloneStreams(transport);
@@ -139,8 +139,8 @@ export function sendNotificationsDirectly(transport: StreamableHTTPServerTranspo
   let pendingFor: ReadableStreamDefaultController<Uint8Array> | undefined;
   let scheduled = false;
   let lastWrite = 0;
-  // The response whose socket is full: what is sent meanwhile waits in `pending` (buffers the event store keeps
-  // anyway) and goes out in one write when it drains, rather than piling up write after write in the response.
+  // The response whose socket is full: what is sent meanwhile waits in `pending` (each batch's framed buffer, shared
+  // by every session) and goes out in one write when it drains, rather than piling up write after write in the response.
   let drainOf: ServerResponse | undefined;
   const flush = (force = false) => {
     scheduled = false;
