@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DB_FILE_NAME, MIGRATIONS, openStore } from '../../src/store/index.js';
 import { freePort } from '../pg-global.js';
 import { connect, freshDatabase } from '../pg.js';
+import { commandLines, shellBlocks } from '../docs/markdown.js';
 import { CLI, runCli, type CliResult } from './cli.js';
 import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 
@@ -184,14 +184,8 @@ describe('switchboard db migrate', () => {
   });
 });
 
-describe('README: Moving to PostgreSQL', () => {
-  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-  const section = readme.slice(readme.indexOf('### Moving to PostgreSQL'));
-  const lines = /```sh\n([\s\S]*?)```/
-    .exec(section)![1]!
-    .split('\n')
-    .map((line) => line.replace(/\s+#\s.*$/, '').trim())
-    .filter(Boolean);
+describe('docs/postgres.md: Moving to PostgreSQL', () => {
+  const lines = shellBlocks('docs/postgres.md', '## Moving to PostgreSQL').flatMap(commandLines);
 
   function shell(line: string, env: Record<string, string>): Promise<CliResult> {
     return new Promise((resolve) => {

@@ -2,25 +2,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
 import { haproxyBinary } from '../haproxy.js';
 import { freePort } from '../pg-global.js';
 import { freshDatabase, type TestDatabase } from '../pg.js';
+import { docSection, shellBlocks } from '../docs/markdown.js';
 import { CLI } from './cli.js';
 import { connect, type Connection } from './revisions.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-
-/** The README's section on several instances, and its code blocks by language. */
+/** The deployment section's code blocks by language. */
 function deploymentBlocks(): { sh: string; haproxy: string } {
-  const start = README.indexOf('## Several instances on PostgreSQL');
-  const section = README.slice(start, README.indexOf('\n## ', start + 1));
-  const block = (lang: string) => [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
-  const [sh] = block('sh');
-  const [haproxy] = block('haproxy');
+  const section = docSection('docs/postgres.md', '## Several instances on PostgreSQL');
+  const [sh] = shellBlocks('docs/postgres.md', '## Several instances on PostgreSQL');
+  const [haproxy] = [...section.matchAll(/```haproxy\n([\s\S]*?)```/g)].map((m) => m[1]!);
   expect(sh, 'the section has a sh block').toBeTruthy();
   expect(haproxy, 'the section has a haproxy block').toBeTruthy();
   return { sh: sh!, haproxy: haproxy! };
@@ -86,7 +81,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the README deployment: two instances on PostgreSQL behind HAProxy', () => {
+describe('docs/postgres.md deployment: two instances on PostgreSQL behind HAProxy', () => {
   it('serves 2026-07-28 clients from any instance, and keeps a 2025-11-25 session on the instance that opened it', { timeout: 60_000 }, async () => {
     const modern: Connection = await connect('2026-07-28', { url: `${proxy}/mcp` });
     for (let i = 0; i < 4; i++) {
@@ -116,7 +111,7 @@ describe('the README deployment: two instances on PostgreSQL behind HAProxy', ()
   });
 
   it('tells a 2026-07-28 listener behind the proxy of an event committed by any instance', { timeout: 60_000 }, async () => {
-    // The key the README's commands drew at random, read back from an instance's environment.
+    // The key the documented commands drew at random, read back from an instance's environment.
     const pid = Number(readFileSync(`/proc/${script.pid}/task/${script.pid}/children`, 'utf8').trim().split(/\s+/)[0]);
     const key = /SWITCHBOARD_SECRET_KEY=([0-9a-f]{64})/.exec(readFileSync(`/proc/${pid}/environ`, 'utf8').replaceAll('\0', '\n'))![1]!;
     store = await openStore({ dataDir: join(dir, 'test'), databaseUrl: database.url, secretKey: key });

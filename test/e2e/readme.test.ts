@@ -1,23 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from './cli.js';
 import { watchMisses } from './misses.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+import { commandLines, ROOT, shellBlocks } from '../docs/markdown.js';
 
 /** The shell lines of the README's Quick start, comments dropped, without the set-up commands CI itself runs. */
 function quickStartCommands(): string[] {
-  const section = README.slice(README.indexOf('## Quick start'), README.indexOf('\n## ', README.indexOf('## Quick start') + 1));
-  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  return blocks
-    .flatMap((b) => b.split('\n'))
-    .map((line) => line.replace(/\s+#\s.*$/, '').trim())
-    .filter((line) => line && !line.startsWith('npm ci'));
+  return [...shellBlocks('README.md', '## Quick start'), ...shellBlocks('README.md', '### Try the sandbox'), ...shellBlocks('README.md', '### Install the command')]
+    .flatMap(commandLines)
+    .filter((line) => !line.startsWith('npm ci'));
 }
 
 interface Run {

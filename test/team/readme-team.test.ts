@@ -1,45 +1,20 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVERYONE } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
-import { CLI } from '../e2e/cli.js';
+import { commandLines, shellBlocks, SWITCHBOARD } from '../docs/markdown.js';
 import { watchMisses } from '../e2e/misses.js';
 import { cleanUp, openAt, sqlite } from '../store/adapters.js';
 import { startTestIssuer } from './oidc-issuer.js';
 import { INITIALIZE, post } from './team.js';
 
 /**
- * The shell blocks of the README's "Team mode: people sign in", run as written through bash, `switchboard` being the
- * built CLI. Only what stands for the reader's own is put in: the data directory and port (through the environment),
- * and the external issuer's URL (the tests' stand-in issuer).
+ * The shell blocks of docs/team.md, run as written through bash, `switchboard` being the built CLI. Only what stands
+ * for the reader's own is put in: the data directory and port (through the environment), and the external issuer's
+ * URL (the tests' stand-in issuer).
  */
-const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
 const PUBLIC_URL = 'https://switchboard.example.com';
-const SWITCHBOARD = `switchboard() { "${process.execPath}" "${CLI}" "$@"; }`;
-
-/** The `sh` blocks of the section under `heading`, up to the next heading at any level; indented blocks dedented. */
-function blocks(heading: string): string[] {
-  const start = README.indexOf(`\n${heading}\n`);
-  expect(start, heading).toBeGreaterThan(-1);
-  const rest = README.slice(start + heading.length + 2);
-  const next = rest.search(/^#{1,4} /m);
-  const section = next === -1 ? rest : rest.slice(0, next);
-  return [...section.matchAll(/^( *)```sh\n([\s\S]*?)^\1```/gm)].map(([, indent, body]) =>
-    body!
-      .split('\n')
-      .map((line) => (line.startsWith(indent!) ? line.slice(indent!.length) : line))
-      .join('\n'),
-  );
-}
-
-/** A block's commands one a line, comments dropped, as test/team/tokens.test.ts reads them. */
-const commands = (block: string) =>
-  block
-    .split('\n')
-    .map((line) => line.replace(/\s+#\s.*$/, '').trim())
-    .filter(Boolean);
+const commands = commandLines;
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -84,9 +59,9 @@ const json = async (res: Response) => {
   return (await res.json()) as Record<string, unknown>;
 };
 
-describe('README: Team mode: people sign in', () => {
+describe('docs/team.md: people sign in', () => {
   it('starts as written (the data directory and a free port given through the environment) and answers as an OAuth protected resource', { timeout: 60_000 }, async () => {
-    const [block] = blocks('### Team mode: people sign in');
+    const [block] = shellBlocks('docs/team.md', '## People sign in');
     expect(block).toContain('switchboard serve --http --team --public-url https://switchboard.example.com');
     const { dataDir } = await sqlite.location();
     const { url, stderr } = await serveBlock(block!, { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_PORT: '0' });
@@ -106,7 +81,7 @@ describe('README: Team mode: people sign in', () => {
   });
 
   it('shares the operator\'s account and takes it back as written', async () => {
-    const [block] = blocks("#### Each person's own");
+    const [block] = shellBlocks('docs/team.md', "## Each person's own");
     const lines = commands(block!);
     expect(lines).toHaveLength(3);
     const location = await sqlite.location();
@@ -128,7 +103,7 @@ describe('README: Team mode: people sign in', () => {
   });
 
   it("runs the operator's view as written on a store where ada signed in", async () => {
-    const [, block] = blocks("#### Each person's own");
+    const [, block] = shellBlocks('docs/team.md', "## Each person's own");
     const lines = commands(block!);
     expect(lines.map((l) => l.split(' ').slice(0, 3).join(' '))).toEqual([
       'switchboard users list',
@@ -187,9 +162,9 @@ describe('README: Team mode: people sign in', () => {
   });
 });
 
-describe('README: An external OpenID Connect issuer', () => {
+describe('docs/team.md: an external OpenID Connect issuer', () => {
   it('starts as written against the stand-in issuer, names it as the authorization server, and signs people in to the page there', { timeout: 60_000 }, async () => {
-    const [serve, client] = blocks('#### An external OpenID Connect issuer');
+    const [serve, client] = shellBlocks('docs/team.md', '## An external OpenID Connect issuer');
     const example = 'https://login.example.com/realms/team';
     expect(serve).toContain(`SWITCHBOARD_TEAM_ISSUER=${example} `);
     const issuer = await startTestIssuer({ people: {}, resource: `${PUBLIC_URL}/mcp` });

@@ -1,13 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/redact.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Store, TeamUser } from '../../src/store/index.js';
-import { CLI, runCli } from '../e2e/cli.js';
+import { commandLines, shellBlocks, SWITCHBOARD } from '../docs/markdown.js';
+import { runCli } from '../e2e/cli.js';
 import { ADAPTERS, cleanUp, openAt, sqlite, type Adapter, type StoreLocation } from '../store/adapters.js';
 import { hashPersonalToken, newPersonalToken } from '../../src/team/tokens.js';
 import { INITIALIZE, post, startTeamServer, type TeamServer } from './team.js';
@@ -219,13 +218,8 @@ describe('a personal access token', () => {
   });
 });
 
-describe('README: Tokens for headless agents', () => {
-  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-  const lines = /```sh\n([\s\S]*?)```/
-    .exec(readme.slice(readme.indexOf('#### Tokens for headless agents')))![1]!
-    .split('\n')
-    .map((line) => line.replace(/\s+#\s.*$/, '').trim())
-    .filter(Boolean);
+describe('docs/team.md: Tokens for headless agents', () => {
+  const lines = shellBlocks('docs/team.md', '## Tokens for headless agents').flatMap(commandLines);
 
   it('runs as written, the example id standing for a real one', async () => {
     const location = await sqlite.location();
@@ -235,7 +229,7 @@ describe('README: Tokens for headless agents', () => {
     const outputs: string[] = [];
     for (const line of lines) {
       const first = (await store.team.tokens.list())[0];
-      const script = `switchboard() { "${process.execPath}" "${CLI}" "$@"; }\n${line.replace('pat_0123456789abcdef', first?.id ?? 'none yet')}`;
+      const script = `${SWITCHBOARD}\n${line.replace('pat_0123456789abcdef', first?.id ?? 'none yet')}`;
       const run = spawnSync('bash', ['-c', script], { env, encoding: 'utf8', timeout: 20_000 });
       expect(run.status, `${line}\n${run.stderr}`).toBe(0);
       outputs.push(run.stdout);
