@@ -39,24 +39,24 @@ export function writeToolManifest(url: URL = TOOL_MANIFEST_URL): void {
   writeFileSync(url, JSON.stringify(toolManifest()) + '\n');
 }
 
-const TABLE_START = '<!-- tools: npm run readme:tools writes this table from the registry -->';
+const TABLE_START = '<!-- tools: npm run docs writes this table from the registry -->';
 const TABLE_END = '<!-- /tools -->';
 
-/** The README's table of tools: each one's name and summary, in the order tools/list gives them. */
+/** The table of tools in docs/tools.md: each one's name and summary, in the order tools/list gives them. */
 export function toolTable(): string {
   const rows = buildTools({ readOnly: false }).map((t) => `| \`${t.name}\` | ${summaryOf(t).replace(/\.$/, '').replaceAll('|', '\\|')} |`);
   return ['| Tool | What it does |', '| --- | --- |', ...rows].join('\n');
 }
 
-/** The README with its table of tools made current. */
-export function withToolTable(readme: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no "${TABLE_START}" ... "${TABLE_END}" markers around its table of tools.`);
-  return `${readme.slice(0, start + TABLE_START.length)}\n\n${toolTable()}\n\n${readme.slice(end)}`;
+/** docs/tools.md with its table of tools made current. */
+export function withToolTable(page: string): string {
+  const start = page.indexOf(TABLE_START);
+  const end = page.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`docs/tools.md has no "${TABLE_START}" ... "${TABLE_END}" markers around its table of tools.`);
+  return `${page.slice(0, start + TABLE_START.length)}\n\n${toolTable()}\n\n${page.slice(end)}`;
 }
 
-/** `npm run readme:tools`: rewrites the table of tools in README.md. */
-export function writeReadmeTools(url: URL = new URL('../README.md', import.meta.url)): void {
+/** `npm run docs`: rewrites the table of tools in docs/tools.md. */
+export function writeToolsDoc(url: URL = new URL('../docs/tools.md', import.meta.url)): void {
   writeFileSync(url, withToolTable(readFileSync(url, 'utf8')));
 }

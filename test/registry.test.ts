@@ -115,10 +115,10 @@ describe('tool registry', () => {
     }
   });
 
-  it("README's table of tools is the registry's, every tool in tools/list order (npm run readme:tools rewrites it)", () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  it("docs/tools.md's table of tools is the registry's, every tool in tools/list order (npm run docs rewrites it)", () => {
+    const page = readFileSync(new URL('../docs/tools.md', import.meta.url), 'utf8');
     const rows = [...toolTable().matchAll(/^\| `(\w+)` \| .+ \|$/gm)].map((m) => m[1]);
     expect(rows).toEqual(tools.map((t) => t.name));
-    expect(withToolTable(readme), 'README.md is out of date: run npm run readme:tools').toBe(readme);
+    expect(withToolTable(page), 'docs/tools.md is out of date: run npm run docs').toBe(page);
   });
 });
