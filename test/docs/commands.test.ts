@@ -8,7 +8,7 @@ import { openStore } from '../../src/store/index.js';
 import { freePort } from '../pg-global.js';
 import { http } from '../sandbox/http.js';
 import { watchMisses } from '../e2e/misses.js';
-import { commandLines, shellBlocks, SWITCHBOARD } from './markdown.js';
+import { commandLines, docSection, shellBlocks, SWITCHBOARD } from './markdown.js';
 
 /**
  * The command blocks of README.md and docs/ that need no server of their own, run as written through bash against the
@@ -111,6 +111,13 @@ async function accounts(dataDir: string): Promise<Array<Record<string, unknown>>
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Array<Record<string, unknown>>;
 }
+
+describe('README: Try the sandbox', () => {
+  it("gives every stand-in's credential as the sandbox defines it", () => {
+    const section = docSection('README.md', '### Try the sandbox');
+    for (const credential of [...Object.values(SANDBOX_TOKENS), ...Object.values(SANDBOX_API_KEYS)]) expect(section).toContain(`\`${credential}\``);
+  });
+});
 
 describe('README: Connect your first real account', () => {
   it('adds a GitHub account from a token, then one account at each other provider, as written', async () => {
