@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
 import { InputError } from './errors.js';
+import { checkArguments } from './nesting.js';
 import { checkFields, fieldsInput, pickFields, recordFieldNames, selectableOutput } from './fields.js';
 import { createApi, readingAnswers, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
@@ -78,6 +79,8 @@ export interface ToolDefinition<I extends ObjectSchema, O extends ObjectSchema, 
   idempotent?: boolean;
   /** A list tool's field of records: callers may pass `fields` to get fewer fields of each record. */
   records?: string;
+  /** The input field that holds another tool's arguments (tools_call): their nesting counts from that field. */
+  carries?: string;
   run(input: z.output<I>, ctx: C): Promise<z.input<O>>;
 }
 
@@ -98,7 +101,7 @@ export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(def: 
     effect: def.effect,
     idempotent: def.idempotent,
     async call(args, ctx) {
-      const { rest, finish } = view.take(parseInput(view.input, args) as Record<string, unknown>);
+      const { rest, finish } = view.take(parseInput(view.input, args, undefined, def.carries) as Record<string, unknown>);
       return finish((await def.run(rest as z.output<I>, ctx)) as Record<string, unknown>);
     },
   };
@@ -122,29 +125,9 @@ function recordsView(def: { input: ObjectSchema; output: ObjectSchema; records?:
   };
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Refuses text that is not valid Unicode (a lone UTF-16 surrogate), which no provider can take and no URL can carry. */
-function checkWellFormed(value: unknown, path: Array<string | number>): void {
-  const name = () => path.join('.') || '(arguments)';
-  if (typeof value === 'string') {
-    if (LONE_SURROGATE.test(value)) {
-      throw new InputError(`"${name()}" contains a lone UTF-16 surrogate (half of an emoji or other character); send whole characters.`, name());
-    }
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => checkWellFormed(item, [...path, i]));
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (LONE_SURROGATE.test(key)) {
-        throw new InputError(`"${name()}" has a field name with a lone UTF-16 surrogate; send whole characters.`, name());
-      }
-      checkWellFormed(item, [...path, key]);
-    }
-  }
-}
-
-export function parseInput<I extends ObjectSchema>(schema: I, args: unknown, prefix?: string): z.output<I> {
-  checkWellFormed(args, prefix ? [prefix] : []);
+/** The arguments checked (nesting and text first, then the schema), or an InputError naming each wrong field. */
+export function parseInput<I extends ObjectSchema>(schema: I, args: unknown, prefix?: string, carries?: string): z.output<I> {
+  checkArguments(args, { prefix, carries });
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((issue) => {
