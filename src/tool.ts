@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
 import { InputError } from './errors.js';
+import { fillMissing, type Lenient } from './missing-fields.js';
 import { checkArguments } from './nesting.js';
 import { checkFields, fieldsInput, pickFields, recordFieldNames, selectableOutput } from './fields.js';
 import { createApi, readingAnswers, type Api, type ResponseCache } from './http/client.js';
@@ -81,7 +82,7 @@ export interface ToolDefinition<I extends ObjectSchema, O extends ObjectSchema, 
   records?: string;
   /** The input field that holds another tool's arguments (tools_call): their nesting counts from that field. */
   carries?: string;
-  run(input: z.output<I>, ctx: C): Promise<z.input<O>>;
+  run(input: z.output<I>, ctx: C): Promise<Lenient<z.input<O>>>;
 }
 
 /** A tool in one line: the first sentence of its description. */
@@ -102,7 +103,7 @@ export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(def: 
     idempotent: def.idempotent,
     async call(args, ctx) {
       const { rest, finish } = view.take(parseInput(view.input, args, undefined, def.carries) as Record<string, unknown>);
-      return finish((await def.run(rest as z.output<I>, ctx)) as Record<string, unknown>);
+      return finish(fillMissing(def.output, await def.run(rest as z.output<I>, ctx)) as Record<string, unknown>);
     },
   };
 }
@@ -230,7 +231,9 @@ export function defineConnector(spec: ConnectorSpec): Connector {
           const { rest, finish } = view.take(parsed);
           const { account, secret } = await ctx.deps.store.accounts.resolve(spec.id, ref);
           const api = connector.api(account, secret, ctx.deps, ctx.signal);
-          const result = finish((await readingAnswers(api, () => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api }))) as Record<string, unknown>);
+          const answer = await readingAnswers(api, () => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api }));
+          // A provider may leave out a field the output schema holds: it comes as null, as the schema allows.
+          const result = finish(fillMissing(def.output, answer) as Record<string, unknown>);
           await ctx.deps.store.accounts.touch(account.id);
           return spec.resultExtras ? { ...result, ...spec.resultExtras.from(api) } : result;
         },
