@@ -98,7 +98,11 @@ export function defaultAmong<R extends { owner: string; is_default: number | boo
 /** `rows` as `owner` sees them, each marked default exactly when defaultAmong picks it among the rows of its provider. */
 export function withDefaults<R extends { id: string; owner: string; provider: string; is_default: number | boolean }>(rows: R[], owner: string): Array<{ row: R; isDefault: boolean }> {
   const byProvider = new Map<string, R[]>();
-  for (const row of rows) byProvider.set(row.provider, [...(byProvider.get(row.provider) ?? []), row]);
+  for (const row of rows) {
+    const ofProvider = byProvider.get(row.provider);
+    if (ofProvider) ofProvider.push(row);
+    else byProvider.set(row.provider, [row]);
+  }
   const defaults = new Set([...byProvider.values()].map((ofProvider) => defaultAmong(ofProvider, owner)?.id));
   return rows.map((row) => ({ row, isDefault: defaults.has(row.id) }));
 }
