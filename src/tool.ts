@@ -1,6 +1,8 @@
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
 import { InputError } from './errors.js';
+import { fillMissing, type Lenient } from './missing-fields.js';
+import { checkArguments } from './nesting.js';
 import { checkFields, fieldsInput, pickFields, recordFieldNames, selectableOutput } from './fields.js';
 import { createApi, readingAnswers, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
@@ -78,7 +80,9 @@ export interface ToolDefinition<I extends ObjectSchema, O extends ObjectSchema, 
   idempotent?: boolean;
   /** A list tool's field of records: callers may pass `fields` to get fewer fields of each record. */
   records?: string;
-  run(input: z.output<I>, ctx: C): Promise<z.input<O>>;
+  /** The input field that holds another tool's arguments (tools_call): their nesting counts from that field. */
+  carries?: string;
+  run(input: z.output<I>, ctx: C): Promise<Lenient<z.input<O>>>;
 }
 
 /** A tool in one line: the first sentence of its description. */
@@ -98,8 +102,8 @@ export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(def: 
     effect: def.effect,
     idempotent: def.idempotent,
     async call(args, ctx) {
-      const { rest, finish } = view.take(parseInput(view.input, args) as Record<string, unknown>);
-      return finish((await def.run(rest as z.output<I>, ctx)) as Record<string, unknown>);
+      const { rest, finish } = view.take(parseInput(view.input, args, undefined, def.carries) as Record<string, unknown>);
+      return finish(fillMissing(def.output, await def.run(rest as z.output<I>, ctx)) as Record<string, unknown>);
     },
   };
 }
@@ -122,29 +126,9 @@ function recordsView(def: { input: ObjectSchema; output: ObjectSchema; records?:
   };
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Refuses text that is not valid Unicode (a lone UTF-16 surrogate), which no provider can take and no URL can carry. */
-function checkWellFormed(value: unknown, path: Array<string | number>): void {
-  const name = () => path.join('.') || '(arguments)';
-  if (typeof value === 'string') {
-    if (LONE_SURROGATE.test(value)) {
-      throw new InputError(`"${name()}" contains a lone UTF-16 surrogate (half of an emoji or other character); send whole characters.`, name());
-    }
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => checkWellFormed(item, [...path, i]));
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (LONE_SURROGATE.test(key)) {
-        throw new InputError(`"${name()}" has a field name with a lone UTF-16 surrogate; send whole characters.`, name());
-      }
-      checkWellFormed(item, [...path, key]);
-    }
-  }
-}
-
-export function parseInput<I extends ObjectSchema>(schema: I, args: unknown, prefix?: string): z.output<I> {
-  checkWellFormed(args, prefix ? [prefix] : []);
+/** The arguments checked (nesting and text first, then the schema), or an InputError naming each wrong field. */
+export function parseInput<I extends ObjectSchema>(schema: I, args: unknown, prefix?: string, carries?: string): z.output<I> {
+  checkArguments(args, { prefix, carries });
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((issue) => {
@@ -247,7 +231,9 @@ export function defineConnector(spec: ConnectorSpec): Connector {
           const { rest, finish } = view.take(parsed);
           const { account, secret } = await ctx.deps.store.accounts.resolve(spec.id, ref);
           const api = connector.api(account, secret, ctx.deps, ctx.signal);
-          const result = finish((await readingAnswers(api, () => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api }))) as Record<string, unknown>);
+          const answer = await readingAnswers(api, () => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api }));
+          // A provider may leave out a field the output schema holds: it comes as null, as the schema allows.
+          const result = finish(fillMissing(def.output, answer) as Record<string, unknown>);
           await ctx.deps.store.accounts.touch(account.id);
           return spec.resultExtras ? { ...result, ...spec.resultExtras.from(api) } : result;
         },

@@ -67,6 +67,7 @@ export function discoveryTools(all: Tool[]): Tool[] {
       .strict(),
     output: z.object({ result: z.record(z.string(), z.unknown()) }),
     effect: 'delete',
+    carries: 'arguments',
     async run({ name, arguments: args }, ctx) {
       const tool = known(name);
       if (ctx.deps.readOnly && tool.effect !== 'read') throw new InputError(`"${name}" changes things, and this server is read-only.`, 'name');

@@ -5,6 +5,7 @@ import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import { InputError } from '../errors.js';
+import { messageTooDeep } from '../nesting.js';
 import { header, readBody, type Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import type { TeamAuth } from '../team/auth.js';
@@ -365,12 +366,16 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
     rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes.`);
     return undefined;
   }
+  let body: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     rpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
     return undefined;
   }
+  const tooDeep = messageTooDeep(body);
+  if (tooDeep) rpcError(res, 400, -32600, tooDeep, {}, idOf(body));
+  return tooDeep ? undefined : body;
 }
 
 function rpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: string | number | null = null): void {

@@ -86,6 +86,27 @@ export function missingAccount(provider: Provider, ref: string | undefined, ofPr
   return new AccountError(`${head} Connected ${provider} accounts: ${labels}. Pass one of these labels as "account".`);
 }
 
+/**
+ * The account a call without `account` uses, among the accounts of one provider that `owner` may use: the owner's own
+ * default, else the only one. Resolving an account and every "default" shown (accounts_list, the accounts resource,
+ * the Integrations page, error texts) come from here, so the two cannot disagree.
+ */
+export function defaultAmong<R extends { owner: string; is_default: number | boolean }>(rows: R[], owner: string): R | undefined {
+  return rows.find((row) => row.owner === owner && (row.is_default === 1 || row.is_default === true)) ?? (rows.length === 1 ? rows[0] : undefined);
+}
+
+/** `rows` as `owner` sees them, each marked default exactly when defaultAmong picks it among the rows of its provider. */
+export function withDefaults<R extends { id: string; owner: string; provider: string; is_default: number | boolean }>(rows: R[], owner: string): Array<{ row: R; isDefault: boolean }> {
+  const byProvider = new Map<string, R[]>();
+  for (const row of rows) {
+    const ofProvider = byProvider.get(row.provider);
+    if (ofProvider) ofProvider.push(row);
+    else byProvider.set(row.provider, [row]);
+  }
+  const defaults = new Set([...byProvider.values()].map((ofProvider) => defaultAmong(ofProvider, owner)?.id));
+  return rows.map((row) => ({ row, isDefault: defaults.has(row.id) }));
+}
+
 export function unknownId(id: string): InputError {
   return new InputError(`No account with id "${id}".`, 'id');
 }

@@ -5,6 +5,7 @@ import {
   checkNewAccount,
   checkLabel,
   checkStatus,
+  defaultAmong,
   defaultLabelBase,
   freeLabel,
   labelCollision,
@@ -14,6 +15,7 @@ import {
   noSuchAccount,
   TOUCH_INTERVAL_MS,
   unknownId,
+  withDefaults,
 } from './account-rules.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
 import { PERSONAL_OWNER, type Owner } from './owner.js';
@@ -46,18 +48,10 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async list(filter: { provider?: Provider; group?: string } = {}): Promise<Account[]> {
-    const where: string[] = [VISIBLE];
-    const params: string[] = [];
-    if (filter.provider !== undefined) {
-      where.push('provider = ?');
-      params.push(filter.provider);
-    }
-    if (filter.group !== undefined) {
-      where.push('EXISTS (SELECT 1 FROM json_each(accounts.groups_json) WHERE value = ?)');
-      params.push(filter.group);
-    }
-    const sql = `SELECT * FROM accounts WHERE ${where.join(' AND ')} ${ORDER}`;
-    return (this.db.prepare(sql).all(...params, this.scope) as AccountRow[]).map((row) => this.view(row));
+    // Every usable account of a provider is read, whatever the group: the default is chosen among them all.
+    const sql = `SELECT * FROM accounts WHERE ${VISIBLE} AND (@provider IS NULL OR provider = @provider) ${ORDER}`;
+    const accounts = this.views(this.db.prepare(sql).all({ ...this.scope, provider: filter.provider ?? null }) as AccountRow[]);
+    return filter.group === undefined ? accounts : accounts.filter((a) => a.groups.includes(filter.group!));
   }
 
   async find(ref: string, provider?: Provider): Promise<Account | undefined> {
@@ -66,9 +60,11 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async resolve(provider: Provider, ref?: string): Promise<{ account: Account; secret: AccountSecret }> {
-    const row = ref === undefined ? this.defaultRow(provider) : this.findRow(ref, provider);
-    if (!row) throw missingAccount(provider, ref, (this.db.prepare(`SELECT * FROM accounts WHERE provider = ? AND ${VISIBLE} ${ORDER}`).all(provider, this.scope) as AccountRow[]).map(toAccount));
-    const account = this.view(row);
+    const usable = this.usable(provider);
+    const chosen = defaultAmong(usable, this.defaultOwner);
+    const row = ref === undefined ? chosen : this.findRow(ref, provider);
+    if (!row) throw missingAccount(provider, ref, this.views(usable));
+    const account = this.marked(row, row.id === chosen?.id);
     if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account), { provider: account.provider, label: account.label });
     let plaintext: string;
     try {
@@ -94,7 +90,7 @@ export class SqliteAccountStore implements AccountStore {
       } else {
         label = this.freeLabel(input.provider, defaultLabelBase(input));
       }
-      const isDefault = this.defaultRow(input.provider, false) === undefined;
+      const isDefault = !this.hasOwnDefault(input.provider);
       this.db
         .prepare(
           `INSERT INTO accounts (id, owner, provider, label, identity, is_default, groups_json, scopes_json, meta_json, base_url, secret_enc, created_at)
@@ -116,7 +112,7 @@ export class SqliteAccountStore implements AccountStore {
         );
       return this.rowById(id)!;
     });
-    return toAccount(insert.immediate());
+    return this.view(insert.immediate());
   }
 
   async remove(ref: string, provider?: Provider): Promise<Account> {
@@ -145,7 +141,7 @@ export class SqliteAccountStore implements AccountStore {
       this.db.prepare('UPDATE accounts SET label = ? WHERE id = ?').run(newLabel, row.id);
       return this.rowById(row.id)!;
     });
-    return toAccount(renameTx.immediate());
+    return this.view(renameTx.immediate());
   }
 
   async setDefault(ref: string): Promise<Account> {
@@ -155,7 +151,7 @@ export class SqliteAccountStore implements AccountStore {
       this.db.prepare('UPDATE accounts SET is_default = 1 WHERE id = ?').run(row.id);
       return this.rowById(row.id)!;
     });
-    return toAccount(setDefaultTx.immediate());
+    return this.view(setDefaultTx.immediate());
   }
 
   async share(ref: string, grantee: string): Promise<Account> {
@@ -164,14 +160,14 @@ export class SqliteAccountStore implements AccountStore {
       this.db.prepare('INSERT OR IGNORE INTO account_grants (account_id, grantee, created_at) VALUES (?, ?, ?)').run(row.id, grantee, new Date().toISOString());
       return row;
     });
-    return toAccount(tx.immediate());
+    return this.view(tx.immediate());
   }
 
   async unshare(ref: string, grantee: string): Promise<{ account: Account; removed: boolean }> {
     const tx = this.db.transaction(() => {
       const row = this.requireRow(ref);
       const removed = this.db.prepare('DELETE FROM account_grants WHERE account_id = ? AND grantee = ?').run(row.id, grantee).changes > 0;
-      return { account: toAccount(row), removed };
+      return { account: this.view(row), removed };
     });
     return tx.immediate();
   }
@@ -204,7 +200,7 @@ export class SqliteAccountStore implements AccountStore {
         );
       return this.rowById(id)!;
     });
-    return toAccount(tx.immediate());
+    return this.view(tx.immediate());
   }
 
   async updateSecret(id: string, secret: AccountSecret): Promise<void> {
@@ -230,9 +226,28 @@ export class SqliteAccountStore implements AccountStore {
     this.db.prepare('UPDATE accounts SET last_used_at = ? WHERE id = ?').run(new Date(now).toISOString(), id);
   }
 
-  /** An account as the view's owner sees it: marked when it is another's, shared with them. */
+  /** Whose default a call without `account` uses: the view's owner's; the personal owner's when every owner's accounts are read. */
+  private get defaultOwner(): string {
+    return this.owner ?? PERSONAL_OWNER;
+  }
+
+  /** Every account of a provider the view's owner may use. */
+  private usable(provider: string): AccountRow[] {
+    return this.db.prepare(`SELECT * FROM accounts WHERE provider = @provider AND ${VISIBLE} ${ORDER}`).all({ ...this.scope, provider }) as AccountRow[];
+  }
+
+  /** An account as the view's owner sees it: default when a call without `account` uses it; marked when it is another's, shared with them. */
   private view(row: AccountRow): Account {
-    const account = toAccount(row);
+    return this.marked(row, defaultAmong(this.usable(row.provider), this.defaultOwner)?.id === row.id);
+  }
+
+  /** Accounts as the view's owner sees them; `rows` must hold every usable account of each provider among them. */
+  private views(rows: AccountRow[]): Account[] {
+    return withDefaults(rows, this.defaultOwner).map(({ row, isDefault }) => this.marked(row, isDefault));
+  }
+
+  private marked(row: AccountRow, isDefault: boolean): Account {
+    const account = { ...toAccount(row), isDefault };
     return this.owner !== undefined && row.owner !== this.owner ? { ...account, shared: true } : account;
   }
 
@@ -263,12 +278,9 @@ export class SqliteAccountStore implements AccountStore {
     throw noSuchAccount(ref, (this.db.prepare(`SELECT * FROM accounts WHERE ${OWN} ${ORDER}`).all(this.scope) as AccountRow[]).map(toAccount));
   }
 
-  /** The owner's default account of a provider; else, when asked, the only one they may use. */
-  private defaultRow(provider: string, orOnly = true): AccountRow | undefined {
-    const row = this.db.prepare(`SELECT * FROM accounts WHERE provider = ? AND is_default = 1 AND ${OWN_DEFAULT}`).get(provider, this.scope) as AccountRow | undefined;
-    if (row || !orOnly) return row;
-    const rows = this.db.prepare(`SELECT * FROM accounts WHERE provider = ? AND ${VISIBLE} LIMIT 2`).all(provider, this.scope) as AccountRow[];
-    return rows.length === 1 ? rows[0] : undefined;
+  /** Whether the owner has chosen a default among their own accounts of a provider (their first becomes it). */
+  private hasOwnDefault(provider: string): boolean {
+    return this.db.prepare(`SELECT 1 FROM accounts WHERE provider = ? AND is_default = 1 AND ${OWN_DEFAULT}`).get(provider, this.scope) !== undefined;
   }
 
   private labelHolder(provider: string, label: string, which = OWN): AccountRow | undefined {

@@ -39,14 +39,13 @@ ${
 
 function accountRow(a: Account, m: Model): SafeHtml {
   const name = accountName(a);
-  const rename = new FormView(`rename-${a.id}`, m.problem, ['label']);
   const reconnect =
     a.status === 'needs_reconnect'
       ? html`<p class="small">${PROVIDER_INFO[a.provider].oauth && !m.signInUnavailable ? 'Sign in again under Add an integration, then remove this one.' : 'Remove it and add a new credential.'}</p>`
       : '';
   return html`<li class="split" data-account="${a.id}" data-label="${a.label}">
 <div>
-<div class="title-line"><strong class="label">${a.label}</strong>${a.isDefault ? html`<span class="badge default">default</span>` : ''}<span class="status status-${a.status}">${a.status === 'needs_reconnect' ? 'needs reconnect' : a.status}</span></div>
+<div class="title-line"><strong class="label">${a.label}</strong>${a.isDefault ? html`<span class="badge default">default</span>` : ''}${a.shared ? html`<span class="badge shared">shared with you</span>` : ''}<span class="status status-${a.status}">${a.status === 'needs_reconnect' ? 'needs reconnect' : a.status}</span></div>
 <dl class="facts">
 <div><dt>Identity</dt><dd>${a.identity ?? html`<span class="muted">unknown</span>`}</dd></div>
 ${team(a)}
@@ -57,7 +56,14 @@ ${a.provider === 'outlook' ? html`<div><dt>Permission groups</dt><dd>${a.groups.
 </dl>
 ${reconnect}
 </div>
-<div class="actions">
+${a.shared ? html`<p class="small muted">Its owner shared it with you: agents may use it (its label as <code>account</code>); only its owner can rename or remove it.</p>` : ownActions(a, m, name)}
+</li>`;
+}
+
+/** Rename, make default and remove: for the viewer's own accounts only. */
+function ownActions(a: Account, m: Model, name: string): SafeHtml {
+  const rename = new FormView(`rename-${a.id}`, m.problem, ['label']);
+  return html`<div class="actions">
 <form method="post" action="/accounts/rename" class="inline" id="${rename.id}">${csrfField(m.csrf)}<input type="hidden" name="id" value="${a.id}">
 <label class="vh" for="${rename.id}-label">New label for ${name}</label>
 <input type="text" id="${rename.id}-label" name="label" value="${rename.value('label', a.label)}" size="12" maxlength="64" required${rename.aria('label')}>
@@ -68,8 +74,7 @@ ${
     : html`<form method="post" action="/accounts/default" class="inline">${csrfField(m.csrf)}<input type="hidden" name="id" value="${a.id}"><button class="secondary" type="submit">Make default<span class="vh"> ${name}</span></button></form>`
 }
 <a class="button secondary" href="/accounts/remove?id=${encodeURIComponent(a.id)}">Remove…<span class="vh"> ${name}</span></a>
-</div>
-</li>`;
+</div>`;
 }
 
 /** Vercel: the team the account acts for (name and slug once verified; the id alone otherwise). */

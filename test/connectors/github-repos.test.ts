@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, parseLink } from '../../src/connectors/github/common.js';
 import { blobSha } from '../../src/sandbox/github.git.js';
+import { githubExamples } from '../contract/github-examples.js';
 import type { Harness } from '../harness.js';
 import { OWNER, REPO, REPO_PATH, b64, expectNoMisses, fileOn, lastRequest, lines, received, resetGithub, startReposHarness } from './github-repos.helpers.js';
 
@@ -112,6 +113,20 @@ describe('github_get_repository', () => {
     h.sandbox.servers.github.once('GET /repos/:owner/:repo', { status: 301, headers: { location: `${h.sandbox.baseUrls.github}/repos/${OWNER}/loop` }, body: {} }, 5);
     expect(await h.fails('github_get_repository', { owner: OWNER, repo: 'loop' })).toMatch(/GitHub answered 301/);
     expect(lines(h)).toHaveLength(4);
+  });
+
+  it("takes GitHub's own documented answer, which lacks the language its schema requires, and its 304 revalidation", async () => {
+    const documented = githubExamples().named('full-repository-default-response') as Record<string, unknown>;
+    expect(documented).not.toHaveProperty('language');
+    h.sandbox.servers.github.once('GET /repos/:owner/:repo', { status: 200, headers: { etag: 'W/"documented"' }, body: documented });
+    // The harness's client holds structuredContent to the advertised output schema with a strict validator.
+    const first = await h.ok('github_get_repository', { owner: 'octocat', repo: 'Hello-World' });
+    expect(first).toMatchObject({ full_name: 'octocat/Hello-World', language: null, description: 'This your first repo!' });
+    h.sandbox.servers.github.once('GET /repos/:owner/:repo', { status: 304, headers: { etag: 'W/"documented"' } });
+    const again = await h.ok('github_get_repository', { owner: 'octocat', repo: 'Hello-World' });
+    expect(received(h).at(-1)!.headers['if-none-match']).toBe('W/"documented"');
+    expect(h.sandbox.servers.github.exchanges.at(-1)!.status).toBe(304);
+    expect({ ...again, rate_limit: undefined }).toEqual({ ...first, rate_limit: undefined });
   });
 
   it('reports a missing repository (404) and refuses a path-like name before sending', async () => {

@@ -118,8 +118,8 @@ const createOrUpdateFile = github.tool({
     .strict(),
   output: z.object({
     path: z.string(),
-    sha: z.string(),
-    commit: z.object({ sha: z.string(), html_url: z.string() }),
+    sha: z.string().nullable(),
+    commit: z.object({ sha: z.string().nullable(), html_url: z.string().nullable() }),
     created: z.boolean(),
   }),
   effect: 'write',
@@ -155,11 +155,12 @@ const createOrUpdateFile = github.tool({
       endpoint,
       body: { message, content: encoded, branch, ...(current !== undefined ? { sha: current } : {}) },
     });
-    const body = res.body as { content: { path: string; sha: string }; commit: { sha: string; html_url: string } };
+    // GitHub's file-commit answer names every field of both objects optional.
+    const body = res.body as { content?: { path?: string; sha?: string } | null; commit?: { sha?: string; html_url?: string } };
     return {
-      path: body.content.path,
-      sha: body.content.sha,
-      commit: { sha: body.commit.sha, html_url: body.commit.html_url },
+      path: body.content?.path ?? path,
+      sha: body.content?.sha,
+      commit: { sha: body.commit?.sha, html_url: body.commit?.html_url },
       created: res.status === 201,
     };
   },

@@ -6,13 +6,14 @@ import { github } from './connector.js';
 
 /** Gists: create, edit (content, rename, delete files) and list. */
 
+/** A listed gist (base-gist) has every field; a created or updated one (gist-simple) may lack any of them. */
 interface GhGist {
-  id: string;
-  html_url: string;
-  public: boolean;
-  description: string | null;
-  files: Record<string, { filename?: string } | null>;
-  updated_at: string;
+  id?: string;
+  html_url?: string;
+  public?: boolean;
+  description?: string | null;
+  files?: Record<string, { filename?: string } | null>;
+  updated_at?: string;
 }
 
 const gistShape = {
@@ -23,8 +24,15 @@ const gistShape = {
   files: z.array(z.string()),
   updated_at: z.string(),
 };
+const writtenGistShape = {
+  ...gistShape,
+  id: z.string().nullable(),
+  html_url: z.string().nullable(),
+  public: z.boolean().nullable(),
+  updated_at: z.string().nullable(),
+};
 
-function compactGist(g: GhGist) {
+function compactGist<G extends GhGist>(g: G): Pick<G, 'id' | 'html_url' | 'public' | 'description' | 'updated_at'> & { files: string[] } {
   return { id: g.id, html_url: g.html_url, public: g.public, description: g.description, files: Object.keys(g.files ?? {}), updated_at: g.updated_at };
 }
 
@@ -47,7 +55,7 @@ const createGist = github.tool({
       public: z.boolean().optional().describe('Default false'),
     })
     .strict(),
-  output: z.object(gistShape),
+  output: z.object(writtenGistShape),
   effect: 'write',
   async run({ files, description, public: isPublic }, { api }) {
     if (Object.keys(files).length === 0) throw new InputError('"files" needs at least one file, e.g. {"notes.md": "# Notes"}.', 'files');
@@ -76,7 +84,7 @@ const updateGist = github.tool({
       delete_files: z.array(z.string()).optional().describe('File names to delete'),
     })
     .strict(),
-  output: z.object(gistShape),
+  output: z.object(writtenGistShape),
   effect: 'write',
   async run({ gist_id, description, files = {}, rename = {}, delete_files = [] }, { api }) {
     if (description === undefined && !Object.keys(files).length && !Object.keys(rename).length && !delete_files.length) {
@@ -121,7 +129,7 @@ const listGists = github.tool({
   records: 'gists',
   async run({ username, since, limit, cursor }, { api }) {
     const endpoint = username !== undefined ? `/users/${segment(username, 'username')}/gists` : '/gists';
-    const page = await githubPage<GhGist>(api, endpoint, { limit: limit ?? 30, cursor, query: { since: checkIso(since, 'since') } });
+    const page = await githubPage<Required<GhGist>>(api, endpoint, { limit: limit ?? 30, cursor, query: { since: checkIso(since, 'since') } });
     return { gists: page.items.map(compactGist), next_cursor: page.next_cursor };
   },
 });

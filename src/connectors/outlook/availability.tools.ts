@@ -35,7 +35,7 @@ function checkWindow(input: { start: string; end: string; time_zone?: string }) 
 }
 
 interface ScheduleInformation {
-  scheduleId: string;
+  scheduleId?: string;
   availabilityView?: string;
   scheduleItems?: Array<{ status?: string; subject?: string; start?: { dateTime?: string }; end?: { dateTime?: string } }>;
   error?: { message?: string; responseCode?: string };
@@ -69,7 +69,7 @@ const getFreeBusy = outlook.tool({
   output: z.object({
     schedules: z.array(
       z.object({
-        scheduleId: z.string(),
+        scheduleId: z.string().nullable(),
         availabilityView: z.string().describe('digit per interval: 0 free, 1 tentative, 2 busy, 3 away, 4 elsewhere'),
         items: z.array(z.object({ status: z.string(), start: z.string(), end: z.string(), subject: z.string().optional() })),
         error: z.string().optional(),
@@ -103,7 +103,8 @@ const getFreeBusy = outlook.tool({
 const BLOCKING = new Set(['busy', 'oof', 'tentative']);
 
 interface Busy {
-  person: string;
+  /** Graph may leave a schedule's id out of its answer. */
+  person?: string;
   start: string;
   end: string;
   status: string;
@@ -187,7 +188,7 @@ const checkAvailability = outlook.tool({
     .strict(),
   output: z.object({
     all_free: z.boolean().describe('No busy block in any checked calendar'),
-    busy: z.array(z.object({ person: z.string(), start: z.string(), end: z.string(), status: z.string() })),
+    busy: z.array(z.object({ person: z.string().nullable(), start: z.string(), end: z.string(), status: z.string() })),
     slots: z.array(z.object({ start: z.string(), end: z.string() })),
     source: z.enum(['getSchedule', 'own_calendar']),
     note: z.string().optional(),

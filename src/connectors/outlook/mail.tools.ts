@@ -187,8 +187,8 @@ const listFolders = outlook.tool({
 
 interface MasterCategory {
   id: string;
-  displayName: string;
-  color: string;
+  displayName?: string;
+  color?: string;
 }
 
 const listLabels = outlook.tool({
@@ -198,7 +198,7 @@ const listLabels = outlook.tool({
     "List the mailbox's categories (labels) with id, displayName and color. " +
     'Names feed outlook_add_label and outlook_remove_label.',
   input: z.object({ mailbox: mailboxField }).strict(),
-  output: z.object({ labels: z.array(z.object({ id: z.string(), displayName: z.string(), color: z.string() })) }),
+  output: z.object({ labels: z.array(z.object({ id: z.string(), displayName: z.string().nullable(), color: z.string().nullable() })) }),
   effect: 'read',
   async run(input, { account, api }) {
     const base = mailboxPath(input.mailbox);
@@ -248,10 +248,10 @@ const addLabel = outlook.tool({
       // Reading and creating master categories needs MailboxSettings, granted by its own group.
       const name = await withGraphHints(account, 'mailbox-settings', input.mailbox, async () => {
         const master = (await api.get<{ value?: MasterCategory[] }>(`${base}/outlook/masterCategories`)).value ?? [];
-        const match = master.find((c) => c.displayName.toLowerCase() === wanted);
-        if (match) return match.displayName;
+        const match = master.find((c) => c.displayName?.toLowerCase() === wanted);
+        if (match) return match.displayName!;
         if (!input.create_if_missing) {
-          const names = master.map((c) => `"${c.displayName}"`).join(', ') || 'none';
+          const names = master.flatMap((c) => (c.displayName ? [`"${c.displayName}"`] : [])).join(', ') || 'none';
           throw new InputError(
             `"label": "${input.label}" is not one of this mailbox's categories (${names}). Use one of them, or set create_if_missing: true to create it. Nothing was changed.`,
             'label',

@@ -4,6 +4,7 @@ import {
   checkLabel,
   checkNewAccount,
   checkStatus,
+  defaultAmong,
   defaultLabelBase,
   freeLabel,
   labelCollision,
@@ -13,6 +14,7 @@ import {
   noSuchAccount,
   TOUCH_INTERVAL_MS,
   unknownId,
+  withDefaults,
 } from '../account-rules.js';
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { PERSONAL_OWNER, type Owner } from '../owner.js';
@@ -36,12 +38,13 @@ export class PgAccountStore implements AccountStore {
   }
 
   async list(filter: { provider?: Provider; group?: string } = {}): Promise<Account[]> {
+    // Every usable account of a provider is read, whatever the group: the default is chosen among them all.
     const rows = await this.sql<AccountRow[]>`
       SELECT * FROM accounts
       WHERE ${visible(this.sql, this.o)} AND (${filter.provider ?? null}::text IS NULL OR provider = ${filter.provider ?? null})
-        AND (${filter.group ?? null}::text IS NULL OR groups_json::jsonb ? ${filter.group ?? null})
       ORDER BY provider, created_at, seq`;
-    return rows.map((row) => this.view(row));
+    const accounts = this.views(rows);
+    return filter.group === undefined ? accounts : accounts.filter((a) => a.groups.includes(filter.group!));
   }
 
   async find(ref: string, provider?: Provider): Promise<Account | undefined> {
@@ -50,9 +53,11 @@ export class PgAccountStore implements AccountStore {
   }
 
   async resolve(provider: Provider, ref?: string): Promise<{ account: Account; secret: AccountSecret }> {
-    const row = ref === undefined ? await defaultRow(this.sql, this.o, provider) : await findRow(this.sql, this.o, ref, provider);
-    if (!row) throw missingAccount(provider, ref, (await ofProvider(this.sql, this.o, provider, visible)).map(toAccount));
-    const account = this.view(row);
+    const usable = await ofProvider(this.sql, this.o, provider, visible);
+    const chosen = defaultAmong(usable, this.defaultOwner);
+    const row = ref === undefined ? chosen : await findRow(this.sql, this.o, ref, provider);
+    if (!row) throw missingAccount(provider, ref, this.views(usable));
+    const account = this.marked(row, row.id === chosen?.id);
     if (account.status === 'needs_reconnect') throw new AccountError(reconnectMessage(account), { provider: account.provider, label: account.label });
     let plaintext: string;
     try {
@@ -75,7 +80,8 @@ export class PgAccountStore implements AccountStore {
       const isTaken = (label: string) => taken.has(label.toLowerCase());
       if (explicitLabel !== undefined && isTaken(explicitLabel)) throw labelCollision(input.provider, explicitLabel, freeLabel(explicitLabel, isTaken));
       const label = explicitLabel ?? freeLabel(defaultLabelBase(input), isTaken);
-      const isDefault = (await defaultRow(tx, this.o, input.provider, false)) === undefined;
+      const [ownDefault] = await tx`SELECT 1 FROM accounts WHERE provider = ${input.provider} AND is_default AND owner = ${this.defaultOwner}`;
+      const isDefault = ownDefault === undefined;
       const [inserted] = await tx<AccountRow[]>`
         INSERT INTO accounts (id, owner, provider, label, identity, is_default, groups_json, scopes_json, meta_json, base_url, secret_enc, created_at)
         VALUES (${id}, ${this.o ?? PERSONAL_OWNER}, ${input.provider}, ${label}, ${input.identity ?? null}, ${isDefault}, ${JSON.stringify(input.groups ?? [])}::text::json,
@@ -84,7 +90,7 @@ export class PgAccountStore implements AccountStore {
         RETURNING *`;
       return inserted;
     });
-    return toAccount(row);
+    return this.view(row);
   }
 
   async remove(ref: string, provider?: Provider): Promise<Account> {
@@ -112,7 +118,7 @@ export class PgAccountStore implements AccountStore {
       const [renamed] = await tx<AccountRow[]>`UPDATE accounts SET label = ${newLabel} WHERE id = ${found.id} RETURNING *`;
       return renamed;
     });
-    return toAccount(row);
+    return this.view(row);
   }
 
   async setDefault(ref: string): Promise<Account> {
@@ -122,7 +128,7 @@ export class PgAccountStore implements AccountStore {
       const [updated] = await tx<AccountRow[]>`UPDATE accounts SET is_default = true WHERE id = ${found.id} RETURNING *`;
       return updated;
     });
-    return toAccount(row);
+    return this.view(row);
   }
 
   async reconnect(id: string, input: Omit<NewAccount, 'provider' | 'label'>): Promise<Account> {
@@ -138,7 +144,7 @@ export class PgAccountStore implements AccountStore {
         WHERE id = ${id} RETURNING *`;
       return updated;
     });
-    return toAccount(row);
+    return this.view(row);
   }
 
   async updateSecret(id: string, secret: AccountSecret): Promise<void> {
@@ -169,15 +175,15 @@ export class PgAccountStore implements AccountStore {
       await tx`INSERT INTO account_grants (account_id, grantee, created_at) VALUES (${found.id}, ${grantee}, ${new Date().toISOString()}) ON CONFLICT DO NOTHING`;
       return found;
     });
-    return toAccount(row);
+    return this.view(row);
   }
 
   async unshare(ref: string, grantee: string): Promise<{ account: Account; removed: boolean }> {
-    return this.write(async (tx) => {
+    const { found, removed } = await this.write(async (tx) => {
       const found = await requireRow(tx, this.o, ref);
-      const removed = (await tx`DELETE FROM account_grants WHERE account_id = ${found.id} AND grantee = ${grantee}`).count > 0;
-      return { account: toAccount(found), removed };
+      return { found, removed: (await tx`DELETE FROM account_grants WHERE account_id = ${found.id} AND grantee = ${grantee}`).count > 0 };
     });
+    return { account: await this.view(found), removed };
   }
 
   async grants(): Promise<AccountGrant[]> {
@@ -187,9 +193,24 @@ export class PgAccountStore implements AccountStore {
     return rows.map((r) => ({ accountId: r.account_id, grantee: r.grantee }));
   }
 
-  /** An account as the view's owner sees it: marked when it is another's, shared with them. */
-  private view(row: AccountRow): Account {
-    const account = toAccount(row);
+  /** Whose default a call without `account` uses: the view's owner's; the personal owner's when every owner's accounts are read. */
+  private get defaultOwner(): string {
+    return this.o ?? PERSONAL_OWNER;
+  }
+
+  /** An account as the view's owner sees it: default when a call without `account` uses it; marked when it is another's, shared with them. */
+  private async view(row: AccountRow): Promise<Account> {
+    const usable = await ofProvider(this.sql, this.o, row.provider, visible);
+    return this.marked(row, defaultAmong(usable, this.defaultOwner)?.id === row.id);
+  }
+
+  /** Accounts as the view's owner sees them; `rows` must hold every usable account of each provider among them. */
+  private views(rows: AccountRow[]): Account[] {
+    return withDefaults(rows, this.defaultOwner).map(({ row, isDefault }) => this.marked(row, isDefault));
+  }
+
+  private marked(row: AccountRow, isDefault: boolean): Account {
+    const account = { ...toAccount(row), isDefault };
     return this.o !== null && row.owner !== this.o ? { ...account, shared: true } : account;
   }
 
@@ -238,14 +259,6 @@ async function requireRow(db: Queryable, o: Scope, ref: string, provider?: Provi
   const row = await findRow(db, o, ref, provider, own);
   if (row) return row;
   throw noSuchAccount(ref, (await db<AccountRow[]>`SELECT * FROM accounts WHERE ${own(db, o)} ORDER BY provider, created_at, seq`).map(toAccount));
-}
-
-/** The owner's default account of a provider (the personal owner's when every owner's are read); else, when asked, the only one they may use. */
-async function defaultRow(db: Queryable, o: Scope, provider: string, orOnly = true): Promise<AccountRow | undefined> {
-  const [row] = await db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} AND is_default AND owner = ${o ?? PERSONAL_OWNER}`;
-  if (row || !orOnly) return row;
-  const rows = await db<AccountRow[]>`SELECT * FROM accounts WHERE provider = ${provider} AND ${visible(db, o)} LIMIT 2`;
-  return rows.length === 1 ? rows[0] : undefined;
 }
 
 async function labelHolder(db: Queryable, o: Scope, provider: string, label: string, which: Which = own): Promise<AccountRow | undefined> {
