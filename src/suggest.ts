@@ -11,7 +11,7 @@ export function closest(typed: string, choices: readonly string[]): string | und
     // A dotted name (github.new_issue) may be typed without its prefix.
     const bare = name.includes('.') && !wanted.includes('.') ? name.slice(name.indexOf('.') + 1) : undefined;
     // A name cut short or run on (warn for warning, github_get_repo) is near whatever its length.
-    const prefix = wanted.length >= 3 && (name.startsWith(wanted) || wanted.startsWith(name)) ? 1 : Infinity;
+    const prefix = wanted.length >= 3 && (name.startsWith(wanted) || wanted.startsWith(name)) ? 1.5 : Infinity;
     const distance = Math.min(editDistance(wanted, name), bare === undefined ? Infinity : editDistance(wanted, bare) + 0.5, prefix);
     if (!best || distance < best.distance) best = { choice, distance };
   }
