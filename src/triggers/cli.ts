@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { examples, type CliKit } from '../cli-text.js';
 import { checkProvider } from '../config.js';
-import { InputError } from '../errors.js';
+import { AccountError, InputError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
 
 /** `switchboard triggers ...`: standing requests. Their modules load only when a command runs. */
@@ -131,13 +131,14 @@ function checkKind(kind: string, kinds: string[]): void {
  * from (--interval), or the field of --config.
  */
 function inFlags(error: unknown, kind: string, flagOf: (field: string) => string): unknown {
-  if (!(error instanceof InputError)) return error;
+  if (!(error instanceof InputError || error instanceof AccountError)) return error;
   const named: Record<string, string> = { account: '--account', forward_url: '--forward-url', config: '--config', kind: '<kind>' };
   const nameOf = (path: string) => named[path] ?? (path.startsWith('config.') ? flagOf(path.split('.')[1]!) : path);
-  const message = error.message
+  error.message = error.message
     .replace(/^- config: unknown field\(s\) (.*); remove them$/gm, (_line, keys: string) => `- ${kind} takes no ${keys.split(', ').map((k) => flagOf(JSON.parse(k) as string)).join(', ')}; leave it out`)
-    .replace(/^- ([a-z_]+(?:\.[a-z_]+)*): /gm, (_line, path: string) => `- ${nameOf(path)}: `);
-  return new InputError(message, error.field);
+    .replace(/^- ([a-z_]+(?:\.[a-z_]+)*): /gm, (_line, path: string) => `- ${nameOf(path)}: `)
+    .replace(/"(account|forward_url)"/g, (_quoted, field: string) => named[field]!);
+  return error;
 }
 
 /** `switchboard events ...`: the event log. */

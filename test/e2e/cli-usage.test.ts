@@ -100,6 +100,7 @@ describe('help', () => {
     for (const kind of TRIGGER_KINDS.keys()) expect(r.stdout).toMatch(new RegExp(`^${kind.replace('.', '\\.')}  \\(`, 'm'));
     expect(r.stdout).toMatch(/poll_interval_seconds\?: integer/);
     expect(r.stdout).toMatch(/hasAttachments:true\|false/);
+    expect(r.stdout).toMatch(/^github\.new_issue  \(webhook or poll\)\n.*\n  config \(exactly one of repo, org\):$/m);
     const json = JSON.parse((await runCli(['triggers', 'kinds', 'vercel', '--json'], { env })).stdout);
     expect(json.map((k: { kind: string }) => k.kind)).toEqual([...TRIGGER_KINDS.keys()].filter((k) => k.startsWith('vercel.')));
     expect(json[0].config).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'project', required: true, type: 'string' })]));
@@ -151,6 +152,10 @@ describe('mistakes', () => {
     expect(fromConfig.stderr).toMatch(/^- --config "poll_interval_seconds": Too small/m);
     const notTaken = await runCli(['triggers', 'add', 'vercel.deployment_failed', '--sandbox', '--interval', '30', '--config', '{"project":"hello-world"}'], { env });
     expect(notTaken.stderr).toMatch(/^- vercel\.deployment_failed takes no --interval; leave it out$/m);
+    const forward = await runCli(['triggers', 'add', 'outlook.new_email', '--sandbox', '--forward-url', 'not-a-url'], { env });
+    expect(forward.stderr).toMatch(/switchboard: --forward-url must be an absolute http\(s\) URL, not "not-a-url"\./);
+    const account = await runCli(['triggers', 'add', 'outlook.new_email', '--sandbox', '--account', 'nobody'], { env });
+    expect(account.stderr).toMatch(/Pass one of these labels as --account\./);
   });
 
   it('refuses flags of other commands, and extra arguments', async () => {

@@ -275,7 +275,7 @@ describe('serve over Streamable HTTP', () => {
 
   it('refuses to listen beyond loopback without a token', async () => {
     const r = await runCli(['serve', '--http', '--host', '0.0.0.0', '--port', '0'], { env });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/SWITCHBOARD_HTTP_TOKEN/);
   });
 
