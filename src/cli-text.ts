@@ -85,6 +85,22 @@ const CLI_WORDS: Array<[RegExp, string]> = [
   [/\bevents_next( \{[^}]*\})?/g, 'switchboard events tail'],
 ];
 
+/** What a file system refusal means, named for what it is: read-only, not allowed, full, missing; undefined for other errors. */
+export function fileRefusal(error: unknown): string | undefined {
+  const e = error as NodeJS.ErrnoException;
+  const reasons: Record<string, string> = {
+    EROFS: 'it is on a read-only file system',
+    EACCES: 'permission denied to this user',
+    EPERM: 'permission denied to this user',
+    ENOSPC: 'the disk is full',
+    ENOENT: 'it does not exist',
+    ENOTDIR: 'a part of the path is a file, not a directory',
+    EISDIR: 'it is a directory',
+  };
+  if (!e || typeof e.code !== 'string' || !reasons[e.code] || typeof e.path !== 'string') return undefined;
+  return `Cannot ${e.syscall ?? 'use'} ${e.path}: ${reasons[e.code]} (${e.code}). Fix that, or choose another data directory with --data-dir DIR (or SWITCHBOARD_DATA_DIR).`;
+}
+
 export function cliWording(message: string): string {
   return CLI_WORDS.reduce((text, [pattern, command]) => text.replace(pattern, command), message);
 }

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { examples, cliWording, HELP_WIDTH, type CliKit } from './cli-text.js';
+import { examples, cliWording, fileRefusal, HELP_WIDTH, type CliKit } from './cli-text.js';
 import { loadConfig, type Config, type Flags } from './config.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
 import { loadSandbox } from './sandbox/load.js';
@@ -217,6 +217,12 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function failed(error: unknown): void {
+  const file = fileRefusal(error);
+  if (file) {
+    say(`switchboard: ${file}`);
+    process.exitCode = 2;
+    return;
+  }
   const known = error instanceof InputError || error instanceof AccountError || error instanceof ProviderError;
   // A list of tool names stays one: accounts_list there is a tool, not the command of the same name.
   const toolNames = error instanceof InputError && (error.field === 'tools' || error.field === 'exclude-tools');

@@ -65,8 +65,10 @@ export function readKeyFile(keyFile: string): Buffer | undefined {
   try {
     text = readFileSync(keyFile, 'utf8').trim();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    const why = code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' || code === 'EPERM' ? 'permission denied to this user' : (error as Error).message;
+    throw new InputError(`The key file ${keyFile} cannot be read: ${why}${code ? ` (${code})` : ''}. Make it a file this user may read, or set SWITCHBOARD_SECRET_KEY.`, 'SWITCHBOARD_SECRET_KEY');
   }
   const key = Buffer.from(text, 'base64');
   if (key.length !== KEY_BYTES || !/^[A-Za-z0-9+/_-]+=*$/.test(text)) {

@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileRefusal } from '../../src/cli-text.js';
 import { makeDataDir } from '../../src/store/db.js';
 import { openStore } from '../../src/store/index.js';
 import { runCli } from './cli.js';
@@ -50,6 +51,12 @@ describe('refusals exit 2 with their own message', () => {
     expectRefusal(r, new RegExp(`Cannot create the data directory ${file}/store: the parent ${file} is a file, not a directory \\(ENOTDIR\\); .*--data-dir`));
   });
 
+  it('a key file the file system will not read, named for what it is', async () => {
+    mkdirSync(join(root, 'secret.key'));
+    const r = await runCli(['accounts', 'list'], { env: { SWITCHBOARD_DATA_DIR: root } });
+    expectRefusal(r, new RegExp(`^switchboard: The key file ${join(root, 'secret.key')} cannot be read: it is a directory \\(EISDIR\\)\\. Make it a file`, 'm'));
+  });
+
   it('--database-url with --sandbox, whose store is its own', async () => {
     const r = await runCli(['users', 'list', '--sandbox', '--database-url', 'postgres://u@127.0.0.1:1/db'], { env: { SWITCHBOARD_DATA_DIR: root } });
     expectRefusal(r, /--database-url does not go with --sandbox/);
@@ -70,5 +77,15 @@ describe('the data directory', () => {
     expect(() => makeDataDir(dataDir, refuse('ENOSPC'))).toThrow(`the disk of ${root} is full (ENOSPC)`);
     makeDataDir(dataDir);
     expect(existsSync(dataDir)).toBe(true);
+  });
+
+  it('any other file the file system refuses is named with what the refusal means, not as an unexpected failure', () => {
+    const refusal = (code: string) => Object.assign(new Error(`${code}: refused`), { code, syscall: 'open', path: '/data/switchboard/sandbox.json' });
+    expect(fileRefusal(refusal('EROFS'))).toBe(
+      'Cannot open /data/switchboard/sandbox.json: it is on a read-only file system (EROFS). Fix that, or choose another data directory with --data-dir DIR (or SWITCHBOARD_DATA_DIR).',
+    );
+    expect(fileRefusal(refusal('EACCES'))).toMatch(/: permission denied to this user \(EACCES\)\./);
+    expect(fileRefusal(refusal('ENOSPC'))).toMatch(/: the disk is full \(ENOSPC\)\./);
+    expect(fileRefusal(new Error('something else'))).toBeUndefined();
   });
 });
