@@ -3,6 +3,7 @@ import { InputError } from './errors.js';
 import type { TeamRule } from './contracts/team.js';
 import { parseToolList } from './tool-selection.js';
 import { PROVIDERS, type Provider } from './store/types.js';
+import { didYouMean } from './suggest.js';
 
 export interface Config {
   dataDir: string;
@@ -48,6 +49,8 @@ export interface TeamConfig {
   admins: TeamRule[];
   /** SWITCHBOARD_TEAM_ISSUER: an external OpenID Connect issuer takes the built-in authorization server's place. */
   external?: ExternalIssuerConfig;
+  /** Sandbox mode without SWITCHBOARD_TEAM_ALLOW or _ADMINS: serve lets the sandbox's sample people sign in, and no one else. */
+  sandboxPeople?: boolean;
   /** Tests only (no setting): client metadata documents are served on loopback, over TLS with a certificate of this authority. */
   metadataCa?: string;
 }
@@ -117,15 +120,18 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     const v = env[`SWITCHBOARD_${p.toUpperCase()}_BASE_URL`];
     if (v) baseUrls[p] = checkUrl(v, `SWITCHBOARD_${p.toUpperCase()}_BASE_URL`);
   }
+  /** What the person typed a value as: the flag when given, else the environment variable. */
+  const named = (flag: keyof Flags, variable: string) => (flags[flag] !== undefined ? `--${flag}` : variable);
   const portText = flags.port ?? env.SWITCHBOARD_PORT ?? '8765';
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new InputError(`--port must be a whole number from 0 to 65535, not "${portText}".`, 'port');
+  if (!/^\d+$/.test(portText.trim()) || port > 65535) {
+    throw new InputError(`${named('port', 'SWITCHBOARD_PORT')} must be a whole number from 0 to 65535, not "${portText}".`, 'port');
   }
   const publicUrl = flags['public-url'] ?? env.SWITCHBOARD_PUBLIC_URL;
+  const publicUrlName = named('public-url', 'SWITCHBOARD_PUBLIC_URL');
   const logLevel = flags['log-level'] ?? env.SWITCHBOARD_LOG_LEVEL ?? 'info';
-  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
-    throw new InputError(`--log-level must be debug, info, warn or error, not "${logLevel}".`, 'log-level');
+  if (!LOG_LEVELS.includes(logLevel as Config['logLevel'])) {
+    throw new InputError(`${named('log-level', 'SWITCHBOARD_LOG_LEVEL')} must be debug, info, warn or error, not "${logLevel}".${didYouMean(logLevel, LOG_LEVELS)}`, 'log-level');
   }
   const cacheDaysText = env.SWITCHBOARD_SALES_CACHE_DAYS ?? '30';
   const salesCacheDays = Number(cacheDaysText);
@@ -143,8 +149,9 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     throw new InputError(`--shutdown-grace (SWITCHBOARD_SHUTDOWN_GRACE_SECONDS) must be a number of seconds from 0 to 3600, not "${graceText}".`, 'shutdown-grace');
   }
   const team = flags.team === true || parseSwitch(env.SWITCHBOARD_TEAM, 'SWITCHBOARD_TEAM');
+  const sandbox = flags.sandbox ?? truthy(env.SWITCHBOARD_SANDBOX);
   return {
-    team: team ? teamConfig(env, publicUrl) : undefined,
+    team: team ? teamConfig(env, publicUrl, publicUrlName, sandbox) : undefined,
     shutdownGraceMs: grace * 1000,
     salesCacheDays,
     maxResultTokens,
@@ -158,41 +165,48 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     http: {
       host: flags.host ?? env.SWITCHBOARD_HOST ?? '127.0.0.1',
       port,
-      publicUrl: publicUrl ? checkUrl(publicUrl, '--public-url') : undefined,
+      publicUrl: publicUrl ? checkUrl(publicUrl, publicUrlName) : undefined,
       token: env.SWITCHBOARD_HTTP_TOKEN || undefined,
     },
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,
-    toolsets: parseToolsets(flags.toolsets ?? env.SWITCHBOARD_TOOLSETS),
-    tools: parseToolList(flags.tools ?? env.SWITCHBOARD_TOOLS, '--tools'),
-    excludeTools: parseToolList(flags['exclude-tools'] ?? env.SWITCHBOARD_EXCLUDE_TOOLS, '--exclude-tools'),
-    toolMode: parseToolMode(flags['tool-mode'] ?? env.SWITCHBOARD_TOOL_MODE),
+    toolsets: parseToolsets(flags.toolsets ?? env.SWITCHBOARD_TOOLSETS, named('toolsets', 'SWITCHBOARD_TOOLSETS')),
+    tools: parseToolList(flags.tools ?? env.SWITCHBOARD_TOOLS, named('tools', 'SWITCHBOARD_TOOLS')),
+    excludeTools: parseToolList(flags['exclude-tools'] ?? env.SWITCHBOARD_EXCLUDE_TOOLS, named('exclude-tools', 'SWITCHBOARD_EXCLUDE_TOOLS')),
+    toolMode: parseToolMode(flags['tool-mode'] ?? env.SWITCHBOARD_TOOL_MODE, named('tool-mode', 'SWITCHBOARD_TOOL_MODE')),
     readOnly: flags['read-only'] ?? truthy(env.SWITCHBOARD_READ_ONLY),
-    sandbox: flags.sandbox ?? truthy(env.SWITCHBOARD_SANDBOX),
+    sandbox,
     transport: flags.http ? 'http' : 'stdio',
     logLevel: logLevel as Config['logLevel'],
   };
 }
 
-function teamConfig(env: Record<string, string | undefined>, publicUrl: string | undefined): TeamConfig {
-  if (!publicUrl) {
+/**
+ * In sandbox mode team mode needs neither setting: serve takes the listener's own http://127.0.0.1:PORT as the public
+ * URL, and only the sandbox's sample people may sign in (its stand-in GitHub and Microsoft vouch for no one else).
+ */
+function teamConfig(env: Record<string, string | undefined>, publicUrl: string | undefined, publicUrlName: string, sandbox: boolean): TeamConfig {
+  if (!publicUrl && !sandbox) {
     throw new InputError(
-      '--team needs --public-url (or SWITCHBOARD_PUBLIC_URL): the https address people and MCP clients reach this server at, which names the tokens it issues.',
+      '--team needs --public-url (or SWITCHBOARD_PUBLIC_URL): the https address people and MCP clients reach this server at, which names the tokens it issues. ' +
+        'To try team mode on this machine first: switchboard serve --sandbox --http --team.',
       'public-url',
     );
   }
-  const url = new URL(checkUrl(publicUrl, '--public-url'));
-  if (url.pathname !== '/' || url.search || url.hash) {
-    throw new InputError(`--team needs --public-url to be an origin such as https://switchboard.example.com, without a path; not "${publicUrl}".`, 'public-url');
+  const url = publicUrl ? new URL(checkUrl(publicUrl, publicUrlName)) : undefined;
+  if (url && (url.pathname !== '/' || url.search || url.hash)) {
+    throw new InputError(`--team needs ${publicUrlName} to be an origin such as https://switchboard.example.com, without a path; not "${publicUrl}".`, 'public-url');
   }
   const allow = parseTeamRules(env.SWITCHBOARD_TEAM_ALLOW, 'SWITCHBOARD_TEAM_ALLOW');
   const admins = parseTeamRules(env.SWITCHBOARD_TEAM_ADMINS, 'SWITCHBOARD_TEAM_ADMINS');
+  const external = externalIssuer(env);
   if (allow.length === 0 && admins.length === 0) {
+    if (sandbox && !external) return { allow, admins, sandboxPeople: true };
     throw new InputError(
-      '--team needs SWITCHBOARD_TEAM_ALLOW: who may sign in, as a comma list of addresses (ada@example.com), domains (@example.com) and GitHub organizations (github-org:acme).',
+      '--team needs SWITCHBOARD_TEAM_ALLOW: who may sign in, as a comma list of addresses (ada@example.com), domains (@example.com) and GitHub organizations (github-org:acme).' +
+        (sandbox ? ' With SWITCHBOARD_TEAM_ISSUER the sandbox cannot vouch for who signs in, so it names no one by default.' : ''),
       'SWITCHBOARD_TEAM_ALLOW',
     );
   }
-  const external = externalIssuer(env);
   if (external) {
     for (const [setting, rules] of [['SWITCHBOARD_TEAM_ALLOW', allow], ['SWITCHBOARD_TEAM_ADMINS', admins]] as const) {
       const org = rules.find((r) => r.kind === 'github-org');
@@ -308,18 +322,20 @@ function loadOAuth(env: Record<string, string | undefined>): Record<OAuthProvide
   return out;
 }
 
-function parseToolMode(value: string | undefined): 'all' | 'discover' {
+const LOG_LEVELS: ReadonlyArray<Config['logLevel']> = ['debug', 'info', 'warn', 'error'];
+
+function parseToolMode(value: string | undefined, name: string): 'all' | 'discover' {
   if (value === undefined || value === 'all') return 'all';
   if (value === 'discover') return 'discover';
-  throw new InputError(`--tool-mode must be all or discover, not "${value}".`, 'tool-mode');
+  throw new InputError(`${name} must be all or discover, not "${value}".${didYouMean(value, ['all', 'discover'])}`, 'tool-mode');
 }
 
-function parseToolsets(value: string | undefined): Provider[] | undefined {
+function parseToolsets(value: string | undefined, name: string): Provider[] | undefined {
   if (!value) return undefined;
   const names = value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   for (const n of names) {
     if (!(PROVIDERS as readonly string[]).includes(n)) {
-      throw new InputError(`--toolsets: unknown toolset "${n}"; choose from ${PROVIDERS.join(', ')}.`, 'toolsets');
+      throw new InputError(`${name}: unknown toolset "${n}"; choose from ${PROVIDERS.join(', ')}.${didYouMean(n, PROVIDERS)}`, 'toolsets');
     }
   }
   return names as Provider[];
@@ -368,5 +384,5 @@ function truthy(v: string | undefined): boolean {
 /** A provider named on the command line or in a form. */
 export function checkProvider(value: string | undefined): Provider {
   if (value && (PROVIDERS as readonly string[]).includes(value)) return value as Provider;
-  throw new InputError(value ? `Unknown provider "${value}": choose ${PROVIDERS.join(', ')}.` : `Name a provider: ${PROVIDERS.join(', ')}.`, 'provider');
+  throw new InputError(value ? `Unknown provider "${value}": choose ${PROVIDERS.join(', ')}.${didYouMean(value, PROVIDERS)}` : `Name a provider: ${PROVIDERS.join(', ')}.`, 'provider');
 }

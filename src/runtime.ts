@@ -76,6 +76,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const store = await openStore({ dataDir, databaseUrl: config.sandbox ? undefined : config.databaseUrl, secretKey: config.secretKey, redactor });
     closers.push(() => store.close());
     if (sandbox) await (await loadSandbox()).seedSandboxAccounts(store);
+    if (sandbox && config.team) await (await loadSandbox()).seedSandboxTeam(store);
     checkStillWanted();
 
     const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 30_000 });
@@ -118,6 +119,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             redactor,
             logger,
             allowPrivate: config.forwardAllowPrivate,
+            sandbox: !!sandbox,
           })
         : undefined;
     const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, publicUrl: config.http.publicUrl });
@@ -125,7 +127,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       routes: [
         ...(team?.routes ?? []),
         ...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger, groupCommit: config.webhookGroupCommit, requestPoll: (id) => runner.requestPoll(id) }),
-        ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger }),
+        ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger, sandboxCredentials: sandbox && (await loadSandbox()).sandboxCredentials() }),
       ],
       host: config.http.host,
       port: config.http.port,

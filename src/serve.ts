@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { InputError } from './errors.js';
+import { isLoopbackHost } from './http/url-guard.js';
 import { createLogger } from './log.js';
 import { createSurface, type ServerDeps } from './mcp/server.js';
 import { serveStdio } from './mcp/stdio.js';
@@ -8,6 +9,15 @@ import type { Runtime } from './runtime.js';
 import { loadSandbox } from './sandbox/load.js';
 import { manifestTools, readToolManifest } from './mcp/tool-manifest.js';
 import { VERSION } from './version.js';
+
+export interface ServeIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  /** How to run this CLI again, for the sandbox banner. */
+  cli?: string;
+  /** The store options serve was given (`--data-dir DIR`), which the commands the sandbox banner prints carry too. */
+  storeArgs?: string[];
+}
 
 export interface Running {
   close(): Promise<void>;
@@ -26,11 +36,11 @@ const LOAD_WHEN_QUIET_MS = 100;
  * `switchboard serve`: the tools, the store and the chosen transport; in sandbox mode, local stand-in providers too.
  * Over stdio, initialize and tools/list are answered from the build's tool manifest while the rest loads.
  */
-export async function serve(
-  config: Config,
-  io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; /** How to run this CLI again, for the sandbox banner. */ cli?: string },
-): Promise<Running> {
+export async function serve(config: Config, io: ServeIo): Promise<Running> {
   if (config.team && config.transport !== 'http') throw new InputError('--team protects MCP over HTTP: add --http.', 'team');
+  // Refused before anything is opened or written.
+  checkListenerExposure(config);
+  if (config.sandbox && config.team) config = await (await loadSandbox()).sandboxTeamConfig(config);
   const since = new Date();
   const redactor = new Redactor();
   const logger = createLogger({ level: config.logLevel, redactor });
@@ -47,7 +57,7 @@ export async function serve(
     const mcp = (deps: ServerDeps) => createSurface({ version: VERSION, listed, deps: Promise.resolve(deps) });
     const runtime = await startRuntime(config, { ...options, mcp });
     const url = runtime.listener()!.url;
-    const withdraw = runtime.sandbox ? await announceSandbox(runtime, `${url}/mcp`, `${url}/`, io.cli) : undefined;
+    const withdraw = runtime.sandbox ? await announceSandbox(runtime, config, `${url}/mcp`, `${url}/`, io) : undefined;
     logger.info('listening', { mcp: `${url}/mcp`, health: `${url}/healthz` });
     let closing: Promise<void> | undefined;
     const close = () =>
@@ -73,7 +83,7 @@ export async function serve(
     runtime.then(
       async (r) => {
         const page = r.listener()?.url;
-        if (r.sandbox) withdraw = await announceSandbox(r, 'stdio', page && `${page}/`, io.cli);
+        if (r.sandbox) withdraw = await announceSandbox(r, config, 'stdio', page && `${page}/`, io);
       },
       (error: unknown) => void close(error),
     );
@@ -110,10 +120,22 @@ export async function serve(
 }
 
 /** Prints the sandbox banner and tells other commands run with --sandbox where the stand-ins are; returns what withdraws that. */
-async function announceSandbox(runtime: Runtime, mcp: string, page: string | undefined, cli = 'switchboard'): Promise<() => void> {
+async function announceSandbox(runtime: Runtime, config: Config, mcp: string, page: string | undefined, io: ServeIo): Promise<() => void> {
   const { endpointsOf, publishSandbox, sandboxBanner } = await loadSandbox();
   const endpoints = endpointsOf(runtime.sandbox!, mcp, page);
   const withdraw = publishSandbox(runtime.dataDir, endpoints);
-  process.stderr.write(sandboxBanner(endpoints, cli) + '\n');
+  const team = config.team && { allow: config.team.allow, sandboxPeople: !!config.team.sandboxPeople };
+  process.stderr.write(sandboxBanner(endpoints, { cli: io.cli ?? 'switchboard', storeArgs: io.storeArgs ?? [], team }) + '\n');
   return withdraw;
+}
+
+/** A listener beyond this machine needs SWITCHBOARD_HTTP_TOKEN, or team mode's sign-in. */
+function checkListenerExposure(config: Config): void {
+  const { host, token } = config.http;
+  if (isLoopbackHost(host) || token || config.team) return;
+  throw new InputError(
+    `Refusing to listen on ${host} (--host) without SWITCHBOARD_HTTP_TOKEN: anyone who can reach it could use your accounts. ` +
+      'Set SWITCHBOARD_HTTP_TOKEN to a long random value, or bind 127.0.0.1. Nothing was started or written.',
+    'host',
+  );
 }

@@ -1,5 +1,6 @@
 import picomatch from 'picomatch';
 import { InputError } from './errors.js';
+import { didYouMean } from './suggest.js';
 import type { Provider } from './store/types.js';
 
 /** How `serve` narrows the tools it lists: --toolsets, --tools and --exclude-tools (names or globs such as github_*). */
@@ -41,19 +42,21 @@ function matcher(patterns: string[], flag: string, offered: Named[], every: read
     if (every.some((n) => test(n))) {
       throw new InputError(`${flag}: "${pattern}" names only tools that change things, and --read-only lists only tools that read. Drop one of the two.`, field);
     }
-    const what = /[*?]/.test(pattern) ? 'matches no tool' : 'is not a tool';
-    throw new InputError(`${flag}: "${pattern}" ${what}. Tools: ${offeredNames.join(', ')}.`, field);
+    if (/[*?]/.test(pattern)) throw new InputError(`${flag}: "${pattern}" matches no tool. Tools: ${offeredNames.join(', ')}.`, field);
+    const near = didYouMean(pattern, offeredNames);
+    throw new InputError(`${flag}: "${pattern}" is not a tool.${near || ` Tools: ${offeredNames.join(', ')}.`}`, field);
   });
   return (name) => tests.some((test) => test(name));
 }
 
-/** A comma-separated list of names or globs, from a flag or the environment. */
-export function parseToolList(value: string | undefined, flag: string): string[] | undefined {
+/** A comma-separated list of names or globs, from a flag (named `--tools`) or the environment (named by its variable). */
+export function parseToolList(value: string | undefined, name: string): string[] | undefined {
   if (value === undefined) return undefined;
+  const field = name.replace(/^--/, '');
   const names = value.split(',').map((s) => s.trim()).filter(Boolean);
-  if (names.length === 0) throw new InputError(`${flag} needs at least one tool name or glob, such as github_* or outlook_send_email.`, flag.slice(2));
+  if (names.length === 0) throw new InputError(`${name} needs at least one tool name or glob, such as github_* or outlook_send_email.`, field);
   for (const n of names) {
-    if (!/^[A-Za-z0-9_*?]+$/.test(n)) throw new InputError(`${flag}: "${n}" is not a tool name or glob (letters, digits, _, * and ?).`, flag.slice(2));
+    if (!/^[A-Za-z0-9_*?]+$/.test(n)) throw new InputError(`${name}: "${n}" is not a tool name or glob (letters, digits, _, * and ?).`, field);
   }
   return names;
 }

@@ -46,10 +46,12 @@ describe('choosing tools', () => {
     expect(error.message).toMatch(/"outlook_send_email" names only tools that change things.*--read-only.*Drop one/);
   });
 
-  it('refuses an unknown name or a glob that matches nothing, listing the tools there are', () => {
+  it('refuses an unknown name (suggesting the nearest, else listing the tools there are) or a glob that matches nothing', () => {
     const unknown = refusal(() => names({ tools: 'github_create_isue' }));
     expect(unknown.field).toBe('tools');
-    expect(unknown.message).toMatch(/^--tools: "github_create_isue" is not a tool\. Tools: outlook_find_email, .*github_create_issue, .*events_next\.$/);
+    expect(unknown.message).toBe('--tools: "github_create_isue" is not a tool. Did you mean "github_create_issue"?');
+    const far = refusal(() => names({ 'exclude-tools': 'send_a_fax' }));
+    expect(far.message).toMatch(/^--exclude-tools: "send_a_fax" is not a tool\. Tools: outlook_find_email, .*github_create_issue, .*events_next\.$/);
     const glob = refusal(() => names({ 'exclude-tools': 'jira_*' }));
     expect(glob.field).toBe('exclude-tools');
     expect(glob.message).toMatch(/^--exclude-tools: "jira_\*" matches no tool\./);

@@ -7,6 +7,7 @@ import { accountTeam } from '../connectors/vercel/teams.js';
 import { connectCommand, InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
 import type { Account, AccountSecret, Provider, Store } from '../store/types.js';
+import { didYouMean } from '../suggest.js';
 
 /** Checks a credential with the provider (who is it?) and stores it encrypted. Nothing is stored when the check fails. */
 export async function addAccount(
@@ -138,7 +139,7 @@ function vercelTeam(provider: Provider, teamId: string | undefined): string | un
 function salesDialect(provider: Provider, dialect: string | undefined): Record<string, string> {
   if (dialect === undefined) return {};
   if (provider !== 'sales') throw new InputError('--dialect applies to sales accounts only.', 'dialect');
-  if (dialect !== 'spec' && dialect !== 'v2') throw new InputError(`--dialect must be spec or v2, not "${dialect}".`, 'dialect');
+  if (dialect !== 'spec' && dialect !== 'v2') throw new InputError(`--dialect must be spec or v2, not "${dialect}".${didYouMean(dialect, ['spec', 'v2'])}`, 'dialect');
   return { dialect };
 }
 
@@ -151,7 +152,8 @@ export function accountGroups(provider: Provider, given: string[] | undefined): 
   if (!given?.length) return [...DEFAULT_OUTLOOK_GROUPS];
   const unknown = given.filter((g) => !isOutlookGroup(g));
   if (unknown.length) {
-    throw new InputError(`--groups: unknown group(s) ${unknown.join(', ')}; choose from ${Object.keys(OUTLOOK_GROUPS).join(', ')}.`, 'groups');
+    const near = unknown.length === 1 ? didYouMean(unknown[0]!, Object.keys(OUTLOOK_GROUPS)) : '';
+    throw new InputError(`--groups: unknown group(s) ${unknown.join(', ')}; choose from ${Object.keys(OUTLOOK_GROUPS).join(', ')}.${near}`, 'groups');
   }
   return [...new Set(given)];
 }

@@ -23,6 +23,8 @@ export interface TriggerKind {
   connector: Provider;
   description: string;
   config: ObjectSchema;
+  /** Config fields of which exactly one must be given (GitHub: repo or org); the config schema refuses none or both too. */
+  exactlyOneOf?: string[];
   /** Polled sources: how often, and one poll. The first poll (no state) sets a baseline and fires nothing. */
   poll?: {
     intervalMs(config: Record<string, unknown>): number;

@@ -99,9 +99,10 @@ export function isLoopback(host: string): boolean {
 /** The one HTTP listener: MCP over Streamable HTTP (and legacy SSE), health, and the routes other modules add. */
 export async function startHttpListener(options: HttpListenerOptions): Promise<HttpListener> {
   if (!isLoopback(options.host) && !options.token && !options.team) {
-    throw new Error(
+    throw new InputError(
       `Refusing to listen on ${options.host} without SWITCHBOARD_HTTP_TOKEN: anyone who can reach it could use your accounts. ` +
         'Set SWITCHBOARD_HTTP_TOKEN to a long random value, or bind 127.0.0.1.',
+      'host',
     );
   }
   const transports = options.mcp ? await mcpTransports(options.mcp, options.logger) : undefined;

@@ -1,8 +1,10 @@
-import type { OAuthProvider, OAuthSettings } from '../config.js';
+import { OAUTH_PROVIDERS, type OAuthProvider, type OAuthSettings } from '../config.js';
 import type { NewAccount, Provider } from '../store/types.js';
 import { GITHUB_SAMPLE_TOKEN, createGithubState, githubRoutes, type GithubState } from './github.js';
 import { OUTLOOK_SAMPLE_TOKEN, createOutlookState, outlookRoutes, type OutlookState } from './outlook.js';
-import { createOAuthSandbox, TokenSet, type OAuthSandbox } from './oauth.js';
+import { createOAuthSandbox, SANDBOX_OAUTH_CLIENTS, TokenSet, type OAuthSandbox } from './oauth.js';
+import { OUTLOOK_PERSONAL_TOKEN } from './outlook.calendar.js';
+import { PERSONAL_USER } from './outlook.calendar.data.js';
 import { oauthRoutes } from './oauth.routes.js';
 import { SALES_SAMPLE_KEY, createSalesState, salesRoutes, type SalesState } from './sales.js';
 import type { Logger } from '../log.js';
@@ -29,6 +31,32 @@ export const SANDBOX_TOKENS = {
 
 /** API keys the sample accounts use (the sales API takes `api_key`). */
 export const SANDBOX_API_KEYS = { sales: SALES_SAMPLE_KEY } as const;
+
+/** A credential the stand-ins accept: a public sample value, shown in sandbox mode only. */
+export interface SandboxCredential {
+  provider: Provider;
+  kind: 'token' | 'API key' | 'OAuth app';
+  /** The token or key; for an OAuth app, its client id. */
+  value: string;
+  /** Whom it stands for, or what uses it. */
+  who: string;
+}
+
+/** Every credential the stand-ins accept besides the tokens their sign-ins issue. */
+export function sandboxCredentials(): SandboxCredential[] {
+  const app = (p: OAuthProvider): SandboxCredential => {
+    const { id, secret } = SANDBOX_OAUTH_CLIENTS[p];
+    return { provider: p, kind: 'OAuth app', value: id, who: secret ? `client id; its secret is ${secret}` : 'client id of a public client (no secret)' };
+  };
+  return [
+    { provider: 'outlook', kind: 'token', value: SANDBOX_TOKENS.outlook, who: SANDBOX_IDENTITIES.outlook },
+    { provider: 'outlook', kind: 'token', value: OUTLOOK_PERSONAL_TOKEN, who: `${PERSONAL_USER.mail}, a personal account` },
+    { provider: 'github', kind: 'token', value: SANDBOX_TOKENS.github, who: SANDBOX_IDENTITIES.github },
+    { provider: 'vercel', kind: 'token', value: SANDBOX_TOKENS.vercel, who: `${SANDBOX_IDENTITIES.vercel} (with --team sbx-team, its team)` },
+    { provider: 'sales', kind: 'API key', value: SANDBOX_API_KEYS.sales, who: 'the sample sales account' },
+    ...OAUTH_PROVIDERS.map(app),
+  ];
+}
 
 /** Who the sample credentials belong to. */
 export const SANDBOX_IDENTITIES = {

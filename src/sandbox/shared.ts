@@ -5,6 +5,7 @@ import { openStore } from '../store/index.js';
 import type { Provider, Store } from '../store/types.js';
 import { createLogger } from '../log.js';
 import { logMisses, sandboxAccounts, startSandbox, type Sandbox } from './index.js';
+import { seedSandboxTeam } from './team.js';
 
 /** What another process needs to reach the stand-ins of a running `serve --sandbox`. */
 export interface SandboxEndpoints {
@@ -84,6 +85,24 @@ export interface SandboxSession {
   /** Set when no `serve --sandbox` was running and this command started stand-ins of its own. */
   temporary?: Sandbox;
   close(): Promise<void>;
+}
+
+/**
+ * For a command run with --sandbox that needs only the store (users, tokens, db): the config of the sandbox's own
+ * store; with `people`, the store holds the sample accounts and the sandbox's team, as serve --sandbox --team has them.
+ */
+export async function sandboxStoreConfig(config: Config, o: { people: boolean }): Promise<Config> {
+  const dataDir = sandboxDataDir(config.dataDir);
+  if (o.people) {
+    const store = await openStore({ dataDir, secretKey: config.secretKey });
+    try {
+      await seedSandboxAccounts(store);
+      await seedSandboxTeam(store);
+    } finally {
+      await store.close();
+    }
+  }
+  return { ...config, sandbox: true, dataDir, databaseUrl: undefined };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { InputError } from '../errors.js';
 
 export const KEY_FILE_NAME = 'secret.key';
 export const KEY_CHECK_PLAINTEXT = 'switchboard key check';
@@ -38,9 +39,10 @@ export function loadKey(options: LoadKeyOptions): LoadedKey {
   const existing = readKeyFile(keyFile);
   if (existing) return { key: existing, source: 'keyFile', keyFile };
   if (options.createKeyFile === false) {
-    throw new Error(
+    throw new InputError(
       `The stored secrets are encrypted, but the key file ${keyFile} is missing. ` +
-        'Restore that file, or set SWITCHBOARD_SECRET_KEY to the key they were encrypted with.',
+        'Restore that file, or set SWITCHBOARD_SECRET_KEY to the key they were encrypted with. Nothing was changed.',
+      'SWITCHBOARD_SECRET_KEY',
     );
   }
   return { key: createKeyFile(keyFile), source: 'keyFile', keyFile };
@@ -63,12 +65,14 @@ export function readKeyFile(keyFile: string): Buffer | undefined {
   try {
     text = readFileSync(keyFile, 'utf8').trim();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    const why = code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' || code === 'EPERM' ? 'permission denied to this user' : (error as Error).message;
+    throw new InputError(`The key file ${keyFile} cannot be read: ${why}${code ? ` (${code})` : ''}. Make it a file this user may read, or set SWITCHBOARD_SECRET_KEY.`, 'SWITCHBOARD_SECRET_KEY');
   }
   const key = Buffer.from(text, 'base64');
   if (key.length !== KEY_BYTES || !/^[A-Za-z0-9+/_-]+=*$/.test(text)) {
-    throw new Error(`The key file ${keyFile} is damaged: it must hold ${KEY_BYTES} bytes in base64. Restore it from a backup.`);
+    throw new InputError(`The key file ${keyFile} is damaged: it must hold ${KEY_BYTES} bytes in base64. Restore it from a backup. Nothing was changed.`, 'SWITCHBOARD_SECRET_KEY');
   }
   return key;
 }

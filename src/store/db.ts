@@ -1,5 +1,5 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import type { Redactor } from '../redact.js';
@@ -82,12 +82,43 @@ async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> 
 /** The data dir's SQLite file, created (0600) with its directory when absent; failures say which file or directory and how to fix it. */
 export function openDataDirDatabase(dataDir: string): { db: Database.Database; dbFile: string } {
   const dbFile = join(dataDir, DB_FILE_NAME);
+  makeDataDir(dataDir);
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     return { db: openDatabase(dbFile), dbFile };
   } catch (error) {
     throw damagedStoreError(error, dbFile) ?? dataDirError(error as NodeJS.ErrnoException, dataDir);
   }
+}
+
+/**
+ * Creates the data directory and its missing parents one at a time, so that a refusal names the directory that
+ * refused and why (a recursive mkdir reports ENOENT for a parent on a read-only file system).
+ */
+export function makeDataDir(dataDir: string, mkdir: (dir: string) => void = (dir) => mkdirSync(dir, { mode: 0o700 })): void {
+  const missing: string[] = [];
+  for (let dir = resolve(dataDir); !existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir)) missing.unshift(dir);
+  for (const dir of missing) {
+    try {
+      mkdir(dir);
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      if (e.code !== 'EEXIST') throw createDirError(e, dataDir, dirname(dir));
+    }
+  }
+  if (!statSync(dataDir).isDirectory()) throw dataDirError(Object.assign(new Error('not a directory'), { code: 'EEXIST' }), dataDir);
+}
+
+function createDirError(error: NodeJS.ErrnoException, dataDir: string, parent: string): Error {
+  const elsewhere = 'choose another with --data-dir DIR (or SWITCHBOARD_DATA_DIR)';
+  const reasons: Record<string, string> = {
+    EROFS: `the parent ${parent} is on a read-only file system (EROFS); ${elsewhere}`,
+    EACCES: `this user may not create directories in the parent ${parent} (EACCES); give it access, or ${elsewhere}`,
+    EPERM: `this user may not create directories in the parent ${parent} (EPERM); give it access, or ${elsewhere}`,
+    ENOTDIR: `the parent ${parent} is a file, not a directory (ENOTDIR); correct the path, or ${elsewhere}`,
+    ENOSPC: `the disk of ${parent} is full (ENOSPC); free some space, or ${elsewhere}`,
+  };
+  if (!error.code) return error;
+  return new InputError(`Cannot create the data directory ${dataDir}: ${reasons[error.code] ?? `${error.message} (${error.code}); ${elsewhere}`}.`, 'data-dir');
 }
 
 /** SQLite found the file damaged, or not a database at all: which file, and how to recover. */

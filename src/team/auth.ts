@@ -31,6 +31,8 @@ export interface TeamAuthOptions {
   external?: ExternalIssuerConfig;
   /** Tests only: client metadata documents are served on loopback, over TLS with a certificate of this authority. */
   metadataCa?: string;
+  /** The sandbox's stand-ins sign people in: its Microsoft vouches for its one sample person, not for any directory. */
+  sandbox?: boolean;
 }
 
 /** What the HTTP listener needs of team mode: the routes it adds, and the check of each MCP request's token. */
@@ -55,7 +57,7 @@ export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
   const resource = new URL('/mcp', issuer).href;
   if (o.external) return externalAuth(o, o.external, resource);
   const providers = signInProviders(o.oauth);
-  if (o.oauth.outlook.clientId && ['common', 'organizations'].includes(o.oauth.outlook.tenant ?? '') && o.allow.concat(o.admins).some((r) => r.kind !== 'github-org')) {
+  if (!o.sandbox && o.oauth.outlook.clientId && ['common', 'organizations'].includes(o.oauth.outlook.tenant ?? '') && o.allow.concat(o.admins).some((r) => r.kind !== 'github-org')) {
     o.logger.warn(
       'team sign-in with Microsoft accepts any organization\'s directory, and each vouches for its own addresses: set SWITCHBOARD_OUTLOOK_TENANT to your tenant so that address rules match only your people',
     );

@@ -1,44 +1,53 @@
 import type { Command } from 'commander';
-import { examples, type CliKit } from '../cli-text.js';
+import { examples, note, type CliKit } from '../cli-text.js';
+import type { Config } from '../config.js';
 import { FULL_SCOPE, READ_SCOPE } from './scopes.js';
 import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE } from './tokens.js';
 
+/** With --sandbox, the sandbox's own store, which holds its sample people (sbx-octocat, avery@contoso.example). */
+const onStore = (cli: CliKit, opts: Record<string, unknown>, run: (config: Config) => Promise<void>) => cli.withConfig(opts, run, { standIns: false, people: true });
 
 /** `switchboard users ...`: the people who signed in to a team server. Their modules load only when a command runs. */
 export function usersCommand(users: Command, cli: CliKit): void {
+  users.addHelpText('after', examples('switchboard users list', 'switchboard users list --sandbox'));
   cli
-    .withStore(users.command('list'))
+    .withCommon(users.command('list'))
     .description('Everyone who signed in: login, address, provider, role, whether disabled, when last seen.')
     .option('--json', 'print JSON')
     .addHelpText('after', examples('switchboard users list', 'switchboard users list --json'))
     .action(async (opts) => {
       const { formatUsers, listUsers } = await import('./commands.js');
-      const list = await listUsers(cli.configOf(opts));
-      cli.print(opts.json ? JSON.stringify(list, null, 2) : formatUsers(list));
+      await onStore(cli, opts, async (config) => {
+        const list = await listUsers(config);
+        cli.print(opts.json ? JSON.stringify(list, null, 2) : formatUsers(list));
+      });
     });
   cli
-    .withStore(users.command('show'))
+    .withCommon(users.command('show'))
     .description("What a person has: their accounts, the accounts shared with them, their triggers; never a secret or an event's content.")
     .argument('<user>', 'id, login or address (switchboard users list shows them)')
     .option('--json', 'print JSON')
     .addHelpText('after', examples('switchboard users show ada@example.com'))
     .action(async (ref: string, opts) => {
       const { formatHoldings, userHoldings } = await import('./holdings.js');
-      const holdings = await userHoldings(cli.configOf(opts), ref);
-      cli.print(opts.json ? JSON.stringify(holdings, null, 2) : formatHoldings(holdings));
+      await onStore(cli, opts, async (config) => {
+        const holdings = await userHoldings(config, ref);
+        cli.print(opts.json ? JSON.stringify(holdings, null, 2) : formatHoldings(holdings));
+      });
     });
   const change = (name: 'disable' | 'enable' | 'remove', description: string, done: string) =>
     cli
-      .withStore(users.command(name))
+      .withCommon(users.command(name))
       .description(description)
       .argument('<user>', 'id, login or address (switchboard users list shows them)')
       .addHelpText('after', examples(`switchboard users ${name} ada@example.com`))
       .action(async (ref: string, opts) => {
         const { removeUser, setUserDisabled } = await import('./commands.js');
-        const config = cli.configOf(opts);
-        const { user, tokens } = name === 'remove' ? await removeUser(config, ref) : await setUserDisabled(config, ref, name === 'disable');
-        const gone = tokens ? `; ${tokens} personal access token(s) ${name === 'remove' ? 'deleted' : 'revoked'}` : '';
-        cli.print(`${done.replace('%s', user.login)}${gone} (${user.id}).`);
+        await onStore(cli, opts, async (config) => {
+          const { user, tokens } = name === 'remove' ? await removeUser(config, ref) : await setUserDisabled(config, ref, name === 'disable');
+          const gone = tokens ? `; ${tokens} personal access token(s) ${name === 'remove' ? 'deleted' : 'revoked'}` : '';
+          cli.print(`${done.replace('%s', user.login)}${gone} (${user.id}).`);
+        });
       });
   change(
     'disable',
@@ -51,8 +60,9 @@ export function usersCommand(users: Command, cli: CliKit): void {
 
 /** `switchboard tokens ...`: personal access tokens, for agents that cannot sign in in a browser. */
 export function tokensCommand(tokens: Command, cli: CliKit): void {
+  tokens.addHelpText('after', examples('switchboard tokens create --user ada@example.com', 'switchboard tokens create --user sbx-octocat --sandbox', 'switchboard tokens list'));
   cli
-    .withStore(tokens.command('create'))
+    .withCommon(tokens.command('create'))
     .description('Make a token that stands for a person, for an agent that cannot sign in: printed once on standard output, stored only as a hash.')
     .requiredOption('--user <user>', 'whose token: id, login or address of someone who signed in (switchboard users list)')
     .option('--scope <scope>', `${FULL_SCOPE} (every tool) or ${READ_SCOPE} (only tools that change nothing)`, DEFAULT_TOKEN_SCOPE)
@@ -60,43 +70,51 @@ export function tokensCommand(tokens: Command, cli: CliKit): void {
     .option('--name <text>', 'what the token is for, shown by tokens list')
     .addHelpText(
       'after',
-      `\nThe agent sends it as Authorization: Bearer <token> to <public URL>/mcp of serve --http --team.${examples(
-        'switchboard tokens create --user ada@example.com --name "nightly triage"',
-        'TOKEN=$(switchboard tokens create --user ada --scope switchboard --expires 30d)',
-      )}`,
+      note('The agent sends it as Authorization: Bearer <token> to <public URL>/mcp of serve --http --team.') +
+        examples(
+          'switchboard tokens create --user ada@example.com --name "nightly triage"',
+          'TOKEN=$(switchboard tokens create --user ada --scope switchboard --expires 30d)',
+          'TOKEN=$(switchboard tokens create --user sbx-octocat --sandbox)',
+        ),
     )
     .action(async (opts) => {
       const { createToken } = await import('./token-commands.js');
-      const { token, record, user } = await createToken(cli.configOf(opts), opts);
-      cli.say(
-        `Created ${record.id}${record.name ? ` ("${record.name}")` : ''} for ${user.login} (${user.id}): scope ${record.scope}, expires ${record.expiresAt.slice(0, 16).replace('T', ' ')} UTC.\n` +
-          'This is the only time the token is shown; the agent sends it as Authorization: Bearer <token>.',
-      );
-      cli.print(token);
+      await onStore(cli, opts, async (config) => {
+        const { token, record, user } = await createToken(config, opts);
+        cli.say(
+          `Created ${record.id}${record.name ? ` ("${record.name}")` : ''} for ${user.login} (${user.id}): scope ${record.scope}, expires ${record.expiresAt.slice(0, 16).replace('T', ' ')} UTC.\n` +
+            'This is the only time the token is shown; the agent sends it as Authorization: Bearer <token>.',
+        );
+        cli.print(token);
+      });
     });
 
   cli
-    .withStore(tokens.command('list'))
+    .withCommon(tokens.command('list'))
     .description('Personal access tokens (never the tokens themselves): id, name, person, scope, status, created, expires, last used, revoked.')
     .option('--user <user>', 'only this person\'s: id, login or address')
     .option('--json', 'print JSON')
     .addHelpText('after', examples('switchboard tokens list', 'switchboard tokens list --user ada --json'))
     .action(async (opts) => {
       const { formatTokens, listTokens } = await import('./token-commands.js');
-      const list = await listTokens(cli.configOf(opts), { user: opts.user });
-      cli.print(opts.json ? JSON.stringify(list, null, 2) : formatTokens(list));
+      await onStore(cli, opts, async (config) => {
+        const list = await listTokens(config, { user: opts.user });
+        cli.print(opts.json ? JSON.stringify(list, null, 2) : formatTokens(list));
+      });
     });
 
   cli
-    .withStore(tokens.command('revoke'))
+    .withCommon(tokens.command('revoke'))
     .description('Stop a personal access token at once; it stays listed as revoked.')
     .argument('<id>', 'the token\'s id, pat_... (switchboard tokens list shows them)')
     .addHelpText('after', examples('switchboard tokens revoke pat_0123456789abcdef'))
     .action(async (id: string, opts) => {
       const { revokeToken } = await import('./token-commands.js');
-      const { token, already } = await revokeToken(cli.configOf(opts), id);
-      const at = token.revokedAt!.slice(0, 16).replace('T', ' ');
-      cli.print(already ? `${token.id} was already revoked (${at} UTC).` : `Revoked ${token.id}; it no longer works.`);
+      await onStore(cli, opts, async (config) => {
+        const { token, already } = await revokeToken(config, id);
+        const at = token.revokedAt!.slice(0, 16).replace('T', ' ');
+        cli.print(already ? `${token.id} was already revoked (${at} UTC).` : `Revoked ${token.id}; it no longer works.`);
+      });
     });
 }
 
@@ -114,7 +132,7 @@ export function sharingCommands(accounts: Command, cli: CliKit): void {
       .addHelpText('after', examples(`switchboard accounts ${verb} github-bot --with ada@example.com`, `switchboard accounts ${verb} github-bot --with everyone`))
       .action(async (ref: string, opts) => {
         const sharing = await import('./sharing.js');
-        await cli.withConfig(opts, async (config) => {
+        await onStore(cli, opts, async (config) => {
           const result = await (verb === 'share' ? sharing.shareAccount : sharing.unshareAccount)(config, ref, opts.with);
           cli.print(sharing.sharingLine(verb, result));
         });

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, interactionPolicy } from './oidc.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import { storeAdapter } from './adapter.js';

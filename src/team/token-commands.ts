@@ -2,7 +2,8 @@ import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
 import type { PersonalToken, TeamUser } from '../store/types.js';
 import { findUser, formatTable, withStore } from './commands.js';
-import { FULL_SCOPE, READ_SCOPE } from './scopes.js';
+import { didYouMean } from '../suggest.js';
+import { FULL_SCOPE, READ_SCOPE, TEAM_SCOPES } from './scopes.js';
 import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE, newPersonalToken } from './tokens.js';
 
 /** `switchboard tokens create|list|revoke`: personal access tokens for agents that cannot sign in. */
@@ -26,7 +27,7 @@ function parseExpiry(text: string, now: number): string {
 
 function checkScope(scope: string): string {
   if (scope === FULL_SCOPE || scope === READ_SCOPE) return scope;
-  throw new InputError(`--scope is ${FULL_SCOPE} (every tool) or ${READ_SCOPE} (only tools that change nothing), not "${scope}".`, 'scope');
+  throw new InputError(`--scope is ${FULL_SCOPE} (every tool) or ${READ_SCOPE} (only tools that change nothing), not "${scope}".${didYouMean(scope, TEAM_SCOPES)}`, 'scope');
 }
 
 function checkName(name: string | undefined): string | null {

@@ -15,6 +15,8 @@ export interface KindHelp {
   description: string;
   delivery: 'poll' | 'webhook' | 'webhook or poll' | 'poll, or push with a public URL';
   config: KindField[];
+  /** Fields of which exactly one must be given. */
+  exactlyOneOf?: string[];
 }
 
 export const FILTER_SYNTAX = [
@@ -42,6 +44,7 @@ export function describeKinds(provider?: Provider): KindHelp[] {
           required: required.has(name),
           description: String(field.description ?? ''),
         })),
+        ...(k.exactlyOneOf ? { exactlyOneOf: k.exactlyOneOf } : {}),
       };
     });
 }
@@ -56,7 +59,8 @@ function typeName(field: Record<string, unknown>): string {
 export function formatKinds(kinds: KindHelp[]): string {
   const blocks = kinds.map((k) => {
     const fields = k.config.map((f) => `    ${f.name}${f.required ? '' : '?'}: ${f.type}${f.description ? `  ${f.description}` : ''}`);
-    return [`${k.kind}  (${k.delivery})`, `  ${k.description}`, ...(fields.length ? ['  config:', ...fields] : ['  config: none'])].join('\n');
+    const oneOf = k.exactlyOneOf ? [`  config (exactly one of ${k.exactlyOneOf.join(', ')}):`] : ['  config:'];
+    return [`${k.kind}  (${k.delivery})`, `  ${k.description}`, ...(fields.length ? [...oneOf, ...fields] : ['  config: none'])].join('\n');
   });
   const showsEmail = kinds.some((k) => k.kind === 'outlook.new_email');
   const footer = [

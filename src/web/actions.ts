@@ -8,6 +8,7 @@ import type { CallContext, ToolDeps } from '../tool.js';
 import { sendTestEvent } from '../triggers/test-event.js';
 import { triggersCreate, triggersDelete } from '../triggers/tools.js';
 import type { SignInApi } from '../contracts/accounts.js';
+import type { SandboxCredential } from '../sandbox/load.js';
 import { field, type Form } from './respond.js';
 import { configFromForm, formFieldOf, kindChoices } from './trigger-form.js';
 
@@ -49,6 +50,8 @@ export interface WebDeps {
   logger: Logger;
   /** The OAuth sign-in, when not the server's own (ToolDeps.signIn). */
   signIn?: () => Promise<SignInApi | undefined>;
+  /** Sandbox mode only: the sample credentials its stand-ins accept, which the page shows. */
+  sandboxCredentials?: SandboxCredential[];
 }
 
 /** The message an error shows on the page: the one error text of the tools, with any submitted secret removed. */

@@ -107,6 +107,7 @@ export const SCRIPT = `
       var chosen = option.value;
       var connector = option.getAttribute('data-connector');
       var required = (option.getAttribute('data-required') || '').split(' ');
+      var oneOf = (option.getAttribute('data-one-of') || '').split(' ');
       $('#kind-about').textContent = option.getAttribute('data-about');
       $$('[data-kinds]', form).forEach(function (field) {
         var on = field.getAttribute('data-kinds').split(' ').indexOf(chosen) >= 0;
@@ -118,7 +119,8 @@ export const SCRIPT = `
         var text = $('input[type=text], input[type=number]', field);
         if (text) text.required = need;
         var mark = $('.need', field);
-        if (mark) mark.textContent = need ? ' (required)' : ' (optional)';
+        var inGroup = on && oneOf.indexOf(field.getAttribute('data-name')) >= 0;
+        if (mark) mark.textContent = need ? ' (required)' : inGroup ? ' (' + option.getAttribute('data-one-of-text') + ')' : ' (optional)';
       });
       $$('fieldset[data-connector]', form).forEach(function (set) { set.hidden = set.disabled = set.getAttribute('data-connector') !== connector; });
       // In the kind's own order, in the document too, so the tab order matches what is seen.
@@ -135,6 +137,25 @@ export const SCRIPT = `
     };
     kind.addEventListener('change', apply);
     apply();
+    // "Exactly one of" fields (GitHub's Repository and Organization) are checked before the form is sent.
+    var groupInputs = function () {
+      var option = kind.options[kind.selectedIndex];
+      var names = (option.getAttribute('data-one-of') || '').split(' ').filter(Boolean);
+      var grid = $('fieldset[data-connector="' + option.getAttribute('data-connector') + '"]', form);
+      return names.map(function (name) { return $('[data-name="' + name + '"]:not([hidden]) input', grid); }).filter(Boolean);
+    };
+    form.addEventListener('input', function () { groupInputs().forEach(function (input) { input.setCustomValidity(''); }); });
+    form.addEventListener('submit', function (event) {
+      var inputs = groupInputs();
+      if (!inputs.length) return;
+      var filled = inputs.filter(function (input) { return input.value.trim() !== ''; }).length;
+      if (filled === 1) return;
+      var option = kind.options[kind.selectedIndex];
+      var text = option.getAttribute('data-one-of-text');
+      inputs[0].setCustomValidity('Give ' + text + (filled ? ', not both.' : '.'));
+      inputs[0].reportValidity();
+      event.preventDefault();
+    });
   }
 
   // Live events: the server streams each new event of the log; the list and the trigger's counters follow.

@@ -8,6 +8,8 @@ import { csrfField, layout } from './layout.js';
 import type { Notice } from './session.js';
 import type { KindChoice } from './trigger-form.js';
 import { peopleSection, type PersonRow } from './people-view.js';
+import type { SandboxCredential } from '../sandbox/load.js';
+import { sandboxCredentialsSection } from './sandbox-view.js';
 import { triggersSection, type TriggerRow } from './triggers-view.js';
 
 /** How MCP clients reach this server: the listener's /mcp, or stdio (the client starts the command). */
@@ -27,6 +29,8 @@ export interface PageModel {
   kinds: KindChoice[];
   endpoint: McpEndpoint;
   sandbox: boolean;
+  /** Sandbox mode: the sample credentials the stand-ins accept. */
+  sandboxCredentials?: SandboxCredential[];
   /** Why pop-up sign-in is unavailable, when it is. */
   signInUnavailable?: string;
   /** Show a sign-out button (the page is behind SWITCHBOARD_HTTP_TOKEN, or a person signed in). */
@@ -43,10 +47,11 @@ export function integrationsPage(m: PageModel): SafeHtml {
       ? html`<p id="sandbox-badge"><span class="sandbox">Sandbox</span> <span class="muted small">sample accounts and local stand-in providers: nothing reaches the real services</span></p>`
       : undefined,
     header: header(m),
-    nav: html`<nav class="sections" aria-label="Sections"><a href="#accounts">Connected accounts</a><a href="#add">Add an integration</a><a href="#triggers">Triggers</a><a href="#events">Recent events</a></nav>`,
+    nav: html`<nav class="sections" aria-label="Sections"><a href="#accounts">Connected accounts</a><a href="#add">Add an integration</a>${m.sandbox && m.sandboxCredentials ? html`<a href="#sandbox-credentials">Sandbox credentials</a>` : ''}<a href="#triggers">Triggers</a><a href="#events">Recent events</a></nav>`,
     body: html`<p class="intro">Connect your accounts once, here or with <code>switchboard accounts add</code>: every agent connected to this server can then use them as tools, and triggers turn what happens at the providers into events agents can read.</p>
 ${accountsSection(m)}
 ${addSection(m)}
+${m.sandbox && m.sandboxCredentials ? sandboxCredentialsSection(m.sandboxCredentials) : ''}
 ${triggersSection(m)}
 ${eventsSection(m.events, m.lastEventId, m.now)}
 ${m.people ? peopleSection(m.people) : ''}`,

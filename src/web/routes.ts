@@ -150,6 +150,7 @@ export function webRoutes(w: WebDeps): Route[] {
           kinds: kindChoices(w.deps.triggers?.kinds ?? new Map()),
           endpoint: mcpEndpoint(w, req),
           sandbox: w.config.sandbox,
+          sandboxCredentials: w.config.sandbox ? w.sandboxCredentials : undefined,
           signInUnavailable: api ? undefined : SIGN_IN_UNAVAILABLE,
           canLogOut: team || sessions.tokenRequired,
           people: team ? await peopleFor(w, session.owner) : undefined,

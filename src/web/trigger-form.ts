@@ -17,6 +17,8 @@ export interface KindChoice {
   title: string;
   description: string;
   schema: JsonSchema;
+  /** Fields of which exactly one must be given. */
+  exactlyOneOf?: string[];
 }
 
 /** One control of the form, shared by the kinds of a connector whose config has this field with this shape. */
@@ -48,7 +50,14 @@ const choicesOf = new WeakMap<Map<string, TriggerKind>, KindChoice[]>();
 export function kindChoices(kinds: Map<string, TriggerKind>): KindChoice[] {
   let choices = choicesOf.get(kinds);
   if (!choices) {
-    choices = [...kinds.values()].map((k) => ({ kind: k.kind, connector: k.connector, title: kindTitle(k.kind), description: k.description, schema: inputJsonSchema(k.config) as JsonSchema }));
+    choices = [...kinds.values()].map((k) => ({
+      kind: k.kind,
+      connector: k.connector,
+      title: kindTitle(k.kind),
+      description: k.description,
+      schema: inputJsonSchema(k.config) as JsonSchema,
+      ...(k.exactlyOneOf ? { exactlyOneOf: k.exactlyOneOf } : {}),
+    }));
     choicesOf.set(kinds, choices);
   }
   return choices;
@@ -89,7 +98,17 @@ export function configFromForm(choice: KindChoice, form: Form): Record<string, u
     } else if (schema.type === 'boolean') config[name] = first === 'true';
     else config[name] = first;
   }
+  const group = choice.exactlyOneOf;
+  if (group && group.filter((name) => config[name] !== undefined).length !== 1) {
+    const given = group.filter((name) => config[name] !== undefined);
+    throw new InputError(`Give exactly one of ${oneOfText(group)}${given.length ? ', not both' : ''}.`, `config.${group[0]}`);
+  }
   return config;
+}
+
+/** "Repository or Organization". */
+function oneOfText(group: string[]): string {
+  return group.map(fieldTitle).join(' or ');
 }
 
 /** The form field a trigger error is about: "config.filter" of an Outlook kind is the form's "outlook.filter". */
@@ -125,7 +144,7 @@ ${v.topError()}
         .filter((k) => k.connector === c)
         .map(
           (k) =>
-            html`<option value="${k.kind}" data-connector="${k.connector}" data-required="${(k.schema.required ?? []).join(' ')}" data-fields="${Object.keys(k.schema.properties ?? {}).join(' ')}" data-about="${k.description}" ${k === chosen ? 'selected' : ''}>${k.title}</option>`,
+            html`<option value="${k.kind}" data-connector="${k.connector}" data-required="${(k.schema.required ?? []).join(' ')}" data-one-of="${(k.exactlyOneOf ?? []).join(' ')}" data-one-of-text="${k.exactlyOneOf ? `exactly one of ${oneOfText(k.exactlyOneOf)}` : ''}" data-fields="${Object.keys(k.schema.properties ?? {}).join(' ')}" data-about="${k.description}" ${k === chosen ? 'selected' : ''}>${k.title}</option>`,
         )}</optgroup>`,
   )}</select>${v.error('kind')}</div>
 <div class="field"><label for="trigger-account">Account</label>

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliProgram } from '../../src/cli.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { runCli } from './cli.js';
@@ -36,12 +38,14 @@ const COMMANDS: Array<{ path: string[]; flags: string[] }> = [
   { path: ['events', 'failed'], flags: ['--consumer', '--json'] },
   { path: ['events', 'retry'], flags: ['--all', '--consumer'] },
   { path: ['secrets', 'rotate'], flags: ['--force'] },
-  { path: ['db', 'migrate'], flags: ['--data-dir', '--database-url'] },
-  { path: ['db', 'copy'], flags: ['--to', '--data-dir'] },
-  { path: ['users', 'list'], flags: ['--json', '--data-dir', '--database-url'] },
-  { path: ['users', 'disable'], flags: ['--data-dir', '--database-url'] },
-  { path: ['users', 'enable'], flags: ['--data-dir', '--database-url'] },
-  { path: ['users', 'remove'], flags: ['--data-dir', '--database-url'] },
+  { path: ['db', 'migrate'], flags: ['--data-dir', '--database-url', '--sandbox'] },
+  { path: ['db', 'copy'], flags: ['--to', '--data-dir', '--sandbox'] },
+  { path: ['users', 'list'], flags: ['--json', '--data-dir', '--database-url', '--sandbox'] },
+  { path: ['users', 'disable'], flags: ['--data-dir', '--database-url', '--sandbox'] },
+  { path: ['users', 'enable'], flags: ['--data-dir', '--database-url', '--sandbox'] },
+  { path: ['users', 'remove'], flags: ['--data-dir', '--database-url', '--sandbox'] },
+  { path: ['tokens', 'create'], flags: ['--user', '--scope', '--expires', '--sandbox'] },
+  { path: ['tokens', 'list'], flags: ['--user', '--sandbox'] },
 ];
 
 describe('help', () => {
@@ -61,12 +65,42 @@ describe('help', () => {
     expect((await runCli([], { env })).stdout).toBe(global.stdout);
   });
 
+  it('every command, walking the whole tree, wraps at 100 columns and ends with a blank line and its examples', () => {
+    const seen: string[] = [];
+    const walk = (command: Command, path: string[]) => {
+      let text = '';
+      command.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+      command.outputHelp();
+      const name = ['switchboard', ...path].join(' ');
+      for (const line of text.split('\n')) expect(line.length, `${name}: ${line}`).toBeLessThanOrEqual(100);
+      // After the blank line: "Examples:" and nothing but examples (a long one continued on indented lines).
+      expect(text, name).toMatch(/\n\nExamples:\n(  \$ .*\n|      .*\n)+$/);
+      expect(text.match(/\nExamples:\n/g), name).toHaveLength(1);
+      seen.push(name);
+      for (const sub of command.commands) walk(sub, [...path, sub.name()]);
+    };
+    walk(cliProgram(), []);
+    expect(seen).toEqual(expect.arrayContaining(['switchboard', 'switchboard accounts', 'switchboard accounts add', 'switchboard db copy', 'switchboard tokens create', 'switchboard users']));
+    expect(seen.length).toBeGreaterThanOrEqual(34);
+  });
+
+  it('the built CLI prints the same layout, wrapped at 100 columns whatever the terminal', async () => {
+    for (const path of [['accounts'], ['secrets', 'rotate'], ['serve']]) {
+      const r = await runCli([...path, '--help'], { env: { ...env, COLUMNS: '300' } });
+      expect(Math.max(...r.stdout.split('\n').map((l) => l.length)), path.join(' ')).toBeLessThanOrEqual(100);
+      expect(r.stdout).toMatch(/\n\nExamples:\n  \$ /);
+    }
+    const accounts = await runCli(['accounts', '--help'], { env });
+    expect(accounts.stdout).toMatch(/add \[options\] <provider> +Connect an account: pipe a token or API key\n +on stdin/);
+  });
+
   it('triggers kinds lists every kind with its config fields and the filter syntax', async () => {
     const r = await runCli(['triggers', 'kinds'], { env });
     expect(r.code).toBe(0);
     for (const kind of TRIGGER_KINDS.keys()) expect(r.stdout).toMatch(new RegExp(`^${kind.replace('.', '\\.')}  \\(`, 'm'));
     expect(r.stdout).toMatch(/poll_interval_seconds\?: integer/);
     expect(r.stdout).toMatch(/hasAttachments:true\|false/);
+    expect(r.stdout).toMatch(/^github\.new_issue  \(webhook or poll\)\n.*\n  config \(exactly one of repo, org\):$/m);
     const json = JSON.parse((await runCli(['triggers', 'kinds', 'vercel', '--json'], { env })).stdout);
     expect(json.map((k: { kind: string }) => k.kind)).toEqual([...TRIGGER_KINDS.keys()].filter((k) => k.startsWith('vercel.')));
     expect(json[0].config).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'project', required: true, type: 'string' })]));
@@ -86,6 +120,42 @@ describe('mistakes', () => {
     const flag = await runCli(['triggers', 'add', 'outlook.new_email', '--fliter', 'x'], { env });
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/unknown option '--fliter'\n\(Did you mean --filter\?\)\n\(run: switchboard triggers add --help\)/);
+  });
+
+  it('suggests the nearest value of every closed set, and names the flag that was typed', async () => {
+    const kind = await runCli(['triggers', 'add', 'github.new_isue', '--sandbox'], { env });
+    expect(kind.code).toBe(2);
+    expect(kind.stderr).toBe('switchboard: Unknown trigger kind "github.new_isue". Did you mean "github.new_issue"? switchboard triggers kinds lists all 31 kinds and their config.\n');
+    expect((await runCli(['triggers', 'add', 'deployment_failed'], { env })).stderr).toMatch(/Did you mean "vercel\.deployment_failed"\?/);
+    const cases: Array<[string[], RegExp]> = [
+      [['accounts', 'add', 'gihub', '--token-stdin'], /Unknown provider "gihub": choose outlook, sales, github, vercel\. Did you mean "github"\?/],
+      [['triggers', 'kinds', 'vercell'], /Did you mean "vercel"\?/],
+      [['serve', '--toolsets', 'outlok'], /--toolsets: unknown toolset "outlok".*Did you mean "outlook"\?/],
+      [['serve', '--tools', 'github_get_repo'], /--tools: "github_get_repo" is not a tool\. Did you mean "github_get_repository"\?/],
+      [['mcp-config', '--exclude-tools', 'outlook_send_mail'], /--exclude-tools: "outlook_send_mail" is not a tool\. Did you mean "outlook_send_email"\?/],
+      [['mcp-config', '--client', 'vscod'], /Allowed choices are claude-desktop, claude-code, cursor, vscode\. Did you mean "vscode"\?/],
+      [['serve', '--log-level', 'warning'], /Allowed choices are debug, info, warn, error\. Did you mean "warn"\?/],
+      [['tokens', 'create', '--user', 'ada', '--scope', 'switchboard:raed'], /--scope is switchboard .* not "switchboard:raed"\. Did you mean "switchboard:read"\?/],
+      [['accounts', 'add', 'outlook', '--token-stdin', '--groups', 'mial'], /--groups: unknown group\(s\) mial; .*Did you mean "mail"\?/],
+      [['tokens', 'crate'], /unknown command 'crate'\n\(Did you mean create\?\)/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(args, { env, stdin: 'sbx-outlook-token-0001' });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+    }
+    const interval = await runCli(['triggers', 'add', 'outlook.new_email', '--sandbox', '--interval', '5'], { env });
+    expect(interval.code).toBe(2);
+    expect(interval.stderr).toMatch(/^- --interval: Too small: expected number to be >=10$/m);
+    expect(interval.stderr).not.toContain('poll_interval_seconds');
+    const fromConfig = await runCli(['triggers', 'add', 'outlook.new_email', '--sandbox', '--config', '{"poll_interval_seconds":5}'], { env });
+    expect(fromConfig.stderr).toMatch(/^- --config "poll_interval_seconds": Too small/m);
+    const notTaken = await runCli(['triggers', 'add', 'vercel.deployment_failed', '--sandbox', '--interval', '30', '--config', '{"project":"hello-world"}'], { env });
+    expect(notTaken.stderr).toMatch(/^- vercel\.deployment_failed takes no --interval; leave it out$/m);
+    const forward = await runCli(['triggers', 'add', 'outlook.new_email', '--sandbox', '--forward-url', 'not-a-url'], { env });
+    expect(forward.stderr).toMatch(/switchboard: --forward-url must be an absolute http\(s\) URL, not "not-a-url"\./);
+    const account = await runCli(['triggers', 'add', 'outlook.new_email', '--sandbox', '--account', 'nobody'], { env });
+    expect(account.stderr).toMatch(/Pass one of these labels as --account\./);
   });
 
   it('refuses flags of other commands, and extra arguments', async () => {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { loadConfig, parseTeamRules } from '../../src/config.js';
+import { sandboxTeamConfig } from '../../src/sandbox/team.js';
+import { admits } from '../../src/team/allow.js';
 import { exited, runCli, startUntilReady } from '../e2e/cli.js';
 import { freePort } from './team.js';
 
@@ -21,13 +23,37 @@ describe('the team switch', () => {
 
   it.each([
     [{ ...TEAM, SWITCHBOARD_PUBLIC_URL: '' }, /--team needs --public-url \(or SWITCHBOARD_PUBLIC_URL\)/],
-    [{ ...TEAM, SWITCHBOARD_PUBLIC_URL: 'https://example.com/switchboard' }, /--team needs --public-url to be an origin .* without a path/],
+    [{ ...TEAM, SWITCHBOARD_PUBLIC_URL: 'https://example.com/switchboard' }, /--team needs SWITCHBOARD_PUBLIC_URL to be an origin .* without a path/],
     [{ ...TEAM, SWITCHBOARD_TEAM_ALLOW: '' }, /--team needs SWITCHBOARD_TEAM_ALLOW: who may sign in/],
     [{ ...TEAM, SWITCHBOARD_TEAM_ALLOW: 'ada@example.com, bob' }, /SWITCHBOARD_TEAM_ALLOW: "bob" is not an address/],
     [{ ...TEAM, SWITCHBOARD_TEAM_ADMINS: 'github-org:' }, /SWITCHBOARD_TEAM_ADMINS: "github-org:" is not/],
     [{ ...TEAM, SWITCHBOARD_TEAM: 'yes' }, /SWITCHBOARD_TEAM must be 1 or 0/],
   ])('refuses an unusable team setting, naming it (%#)', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('in sandbox mode needs neither a public URL nor SWITCHBOARD_TEAM_ALLOW, admitting only the sandbox people by default', async () => {
+    const team = { SWITCHBOARD_TEAM: '1' };
+    expect(loadConfig(team, { sandbox: true }).team).toEqual({ allow: [], admins: [], sandboxPeople: true });
+    expect(loadConfig({ ...team, SWITCHBOARD_TEAM_ALLOW: '@example.com' }, { sandbox: true }).team).toEqual({ allow: [{ kind: 'domain', domain: 'example.com' }], admins: [] });
+    expect(() => loadConfig({ ...team, SWITCHBOARD_TEAM_ISSUER: 'https://login.example.com' }, { sandbox: true })).toThrow(
+      /--team needs SWITCHBOARD_TEAM_ALLOW.*With SWITCHBOARD_TEAM_ISSUER the sandbox cannot vouch for who signs in/,
+    );
+    expect(() => loadConfig(team)).toThrow(/--team needs --public-url.*switchboard serve --sandbox --http --team/);
+
+    const config = await sandboxTeamConfig(loadConfig(team, { sandbox: true, http: true, port: '0' }));
+    const port = new URL(config.http.publicUrl!).port;
+    expect(config.http.publicUrl).toBe(`http://127.0.0.1:${port}`);
+    expect(config.http.port).toBe(Number(port));
+    expect(config.team!.allow).toEqual([
+      { kind: 'address', address: 'octocat@sbx.example' },
+      { kind: 'address', address: 'avery@contoso.example' },
+    ]);
+    const who = (emails: string[]) => ({ provider: 'github' as const, subject: '1', login: 'x', emails, memberOf: async () => true });
+    expect(await admits(config.team!.allow, who(['octocat@sbx.example']))).toBe(true);
+    for (const outsider of ['hubot@sbx.example', 'ada@contoso.example', 'someone@example.com']) expect(await admits(config.team!.allow, who([outsider])), outsider).toBe(false);
+    const given = await sandboxTeamConfig(loadConfig(team, { sandbox: true, http: true, port: '9999', 'public-url': 'http://127.0.0.1:9999' }));
+    expect(given.http.publicUrl).toBe('http://127.0.0.1:9999');
   });
 
   it('reads addresses, domains and GitHub organizations, case-insensitively', () => {

@@ -22,7 +22,7 @@ describe('switchboard serve --sandbox --http serves the Integrations page', () =
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('answers GET / with the page, its policy, and the sample accounts, and no secret', async () => {
+  it('answers GET / with the page, its policy, and the sample accounts; the sample credentials only in their own panel', async () => {
     const res = await fetch(`${base}/`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
@@ -30,7 +30,12 @@ describe('switchboard serve --sandbox --http serves the Integrations page', () =
     const body = await res.text();
     for (const provider of ['outlook', 'sales', 'github', 'vercel']) expect(body).toContain(`data-provider="${provider}"`);
     expect(body).toContain('avery@contoso.example');
-    for (const secret of [...Object.values(SANDBOX_TOKENS), ...Object.values(SANDBOX_API_KEYS)]) expect(body).not.toContain(secret);
+    // Sandbox mode publishes its public sample values in one panel; no stored account's secret shows anywhere else.
+    const panel = /<section class="panel" id="sandbox-credentials"[\s\S]*?<\/section>/.exec(body)![0];
+    for (const secret of [...Object.values(SANDBOX_TOKENS), ...Object.values(SANDBOX_API_KEYS)]) {
+      expect(panel).toContain(secret);
+      expect(body.replace(panel, '')).not.toContain(secret);
+    }
     // serve hands the page its browser sign-in, so the pop-up buttons are live.
     expect(body).not.toContain('Pop-up sign-in is not available');
   });

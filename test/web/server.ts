@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
 import { Redactor } from '../../src/redact.js';
-import { SANDBOX_API_KEYS, SANDBOX_TOKENS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { SANDBOX_API_KEYS, SANDBOX_TOKENS, sandboxCredentials, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import type { ToolDeps } from '../../src/tool.js';
@@ -36,6 +36,8 @@ export interface WebServerOptions {
   signIn?: WebDeps['signIn'];
   http?: boolean;
   sandbox?: boolean;
+  /** Sandbox mode's sample credentials on the page, as serve --sandbox gives them. */
+  sandboxCredentials?: boolean;
   /** The store in this PostgreSQL database instead of the data dir's SQLite file. */
   databaseUrl?: string;
   /** Another instance of `sameAs`: on its store (a store of its own, opened on the same database or data dir) and its sandbox. */
@@ -82,7 +84,7 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
     host: '127.0.0.1',
     port: 0,
     token: options.token,
-    routes: [...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), ...webRoutes({ deps, config, logger, signIn: options.signIn })],
+    routes: [...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), ...webRoutes({ deps, config, logger, signIn: options.signIn, sandboxCredentials: options.sandboxCredentials ? sandboxCredentials() : undefined })],
     logger,
     version: 'test',
   });

@@ -30,11 +30,12 @@ describe('the trigger form and the kind registry', () => {
       ]),
     );
     expect(config).toEqual({ repo: 'octo/hello', conclusions: ['failed', 'cancelled'] });
-    expect(configFromForm(choice('github.new_issue'), form([['github.labels', 'bug, help wanted'], ['github.poll_interval_seconds', '90']]))).toEqual({
+    expect(configFromForm(choice('github.new_issue'), form([['github.org', 'octo'], ['github.labels', 'bug, help wanted'], ['github.poll_interval_seconds', '90']]))).toEqual({
+      org: 'octo',
       labels: ['bug', 'help wanted'],
       poll_interval_seconds: 90,
     });
-    expect(configFromForm(choice('github.new_pull_request'), form([['github.include_drafts', 'false']]))).toEqual({ include_drafts: false });
+    expect(configFromForm(choice('github.new_pull_request'), form([['github.repo', 'octo/hello'], ['github.include_drafts', 'false']]))).toEqual({ repo: 'octo/hello', include_drafts: false });
   });
 
   it('names the field of a number that is not one', () => {
@@ -42,6 +43,15 @@ describe('the trigger form and the kind registry', () => {
       expect.objectContaining({ field: 'config.poll_interval_seconds', message: '"poll_interval_seconds" must be a number, e.g. 10.' }),
     );
     expect(() => configFromForm(choice('outlook.new_email'), form([['outlook.poll_interval_seconds', 'x']]))).toThrow(InputError);
+  });
+
+  it('refuses neither or both of Repository and Organization, naming them as the form does', () => {
+    const newIssue = choice('github.new_issue');
+    expect(newIssue.exactlyOneOf).toEqual(['repo', 'org']);
+    expect(choice('github.new_watcher').exactlyOneOf).toBeUndefined();
+    expect(() => configFromForm(newIssue, form([]))).toThrow(expect.objectContaining({ field: 'config.repo', message: 'Give exactly one of Repository or Organization.' }));
+    expect(() => configFromForm(newIssue, form([['github.repo', 'octo/hello'], ['github.org', 'octo']]))).toThrow('Give exactly one of Repository or Organization, not both.');
+    expect(configFromForm(newIssue, form([['github.org', 'octo']]))).toEqual({ org: 'octo' });
   });
 
   it("maps an error's field to the form's field", () => {

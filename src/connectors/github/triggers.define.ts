@@ -160,6 +160,7 @@ export function define(spec: Spec): TriggerKind {
     connector: 'github',
     description: spec.description,
     config: configOf(spec),
+    ...((spec.target ?? 'repo_or_org') === 'repo_or_org' ? { exactlyOneOf: ['repo', 'org'] } : {}),
     webhook: { provider: 'github', match: (d, c) => match(spec, d, c) },
     provider: { setup: (ctx) => setup(spec, ctx), teardown: (ctx) => leaveHook(ctx, eventsOfTrigger) },
     modeOf: (trigger) => ({ mode: isPoll(spec, trigger.config) ? 'poll' : 'push', reason: null }),
