@@ -240,4 +240,11 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) main(process.argv.slice(2)).then((code) => (process.exitCode = code), failed);
+if (isEntryPoint()) {
+  // A reader that stops early (`| head`) closes the pipe: end quietly, as other command-line tools do.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+  main(process.argv.slice(2)).then((code) => (process.exitCode = code), failed);
+}

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { accountsList } from './accounts/tools.js';
 import type { Config } from './config.js';
 import { connectorTools } from './connectors/index.js';
@@ -54,9 +54,4 @@ export function withToolTable(page: string): string {
   const end = page.indexOf(TABLE_END);
   if (start < 0 || end < start) throw new Error(`docs/tools.md has no "${TABLE_START}" ... "${TABLE_END}" markers around its table of tools.`);
   return `${page.slice(0, start + TABLE_START.length)}\n\n${toolTable()}\n\n${page.slice(end)}`;
-}
-
-/** `npm run docs`: rewrites the table of tools in docs/tools.md. */
-export function writeToolsDoc(url: URL = new URL('../docs/tools.md', import.meta.url)): void {
-  writeFileSync(url, withToolTable(readFileSync(url, 'utf8')));
 }

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createGithubState, githubEnterpriseRoutes, SANDBOX_API_KEYS, SANDBOX_TOKENS, startSandbox, startSandboxServer, type Sandbox, type SandboxServer } from '../../src/sandbox/index.js';
+import { createGithubState, githubEnterpriseRoutes, OUTLOOK_PERSONAL_TOKEN, SANDBOX_API_KEYS, SANDBOX_OAUTH_CLIENTS, SANDBOX_TOKENS, startSandbox, startSandboxServer, type Sandbox, type SandboxServer } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/index.js';
 import { freePort } from '../pg-global.js';
 import { http } from '../sandbox/http.js';
@@ -115,7 +115,8 @@ async function accounts(dataDir: string): Promise<Array<Record<string, unknown>>
 describe('README: Try the sandbox', () => {
   it("gives every stand-in's credential as the sandbox defines it", () => {
     const section = docSection('README.md', '### Try the sandbox');
-    for (const credential of [...Object.values(SANDBOX_TOKENS), ...Object.values(SANDBOX_API_KEYS)]) expect(section).toContain(`\`${credential}\``);
+    const clients = Object.values(SANDBOX_OAUTH_CLIENTS).flatMap((c) => [c.id, c.secret ?? c.id]);
+    for (const credential of [...Object.values(SANDBOX_TOKENS), OUTLOOK_PERSONAL_TOKEN, ...Object.values(SANDBOX_API_KEYS), ...clients]) expect(section).toContain(`\`${credential}\``);
   });
 });
 

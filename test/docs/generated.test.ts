@@ -1,0 +1,28 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { GENERATED_DOCS } from '../../src/docs.js';
+import { CLI } from '../e2e/cli.js';
+import { docSection } from './markdown.js';
+
+describe('the generated parts of docs/', () => {
+  it.each(GENERATED_DOCS.map((d) => [fileURLToPath(d.url).replace(/.*\/docs\//, 'docs/'), d] as const))('%s is current (npm run docs rewrites it)', (_, doc) => {
+    const page = readFileSync(doc.url, 'utf8');
+    expect(doc.current(page), `${fileURLToPath(doc.url)} is out of date: run npm run docs`).toBe(page);
+  });
+
+  it("the CLI reference is what each command's --help prints", () => {
+    for (const path of [['accounts', 'add'], ['serve'], ['events', 'tail']]) {
+      const help = spawnSync(process.execPath, [CLI, ...path, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+      expect(help.status).toBe(0);
+      expect(docSection('docs/cli.md', `## switchboard ${path.join(' ')}`)).toContain(help.stdout.trimEnd());
+    }
+  });
+
+  it('help piped into a reader that stops early ends quietly', () => {
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${CLI}" accounts add --help | head -1`], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(r.stdout).toMatch(/^Usage: switchboard accounts add/);
+    expect(r.stderr).toBe('');
+  });
+});
