@@ -347,4 +347,8 @@ main(process.argv.slice(2)).then(
     say(`switchboard: ${known ? cliWording((error as Error).message) : `unexpected failure: ${(error as Error)?.message ?? error}`}`);
     process.exitCode = error instanceof InputError ? 2 : 1;
   },
-);
+).finally(() => {
+  // Everything the command opened is closed by now. A connection a library opens again after being ended (postgres.js
+  // reconnecting after an outage of the database) must not keep the process from exiting.
+  setTimeout(() => process.exit(), 2_000).unref();
+});

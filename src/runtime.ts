@@ -193,13 +193,20 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   }
 }
 
-/** Logs each change of the store's health once, with the file or database and the fix; returns what stops that. */
+/** The cheap check every few seconds besides readiness probes (one small query), so a failure and its end are logged once each. */
+const STORE_CHECK_MS = 5_000;
+
+/** Logs each change of the store's health, with the file or database and the fix; returns what stops that. */
 function watchStoreHealth(store: Store, logger: Logger): () => Promise<void> {
   const stop = store.health.onChange((problem) => {
     if (problem) logger.error('store failing', { part: problem.part, message: problem.message });
     else logger.info('store serving again');
   });
-  return async () => stop();
+  const timer = setInterval(() => void store.health.check(), STORE_CHECK_MS).unref();
+  return async () => {
+    clearInterval(timer);
+    stop();
+  };
 }
 
 /** Over stdio the listener runs on the lease holder: once renewals fail past the lease's life, another process may serve instead. */
