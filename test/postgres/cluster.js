@@ -21,12 +21,14 @@ export class PostgresUnavailableError extends Error {
 }
 
 const USER = 'switchboard';
+/** What fixes a failure PostgreSQL reports in its own words. */
+const FIXES = `Its output says why: binaries missing or damaged are installed again by npm ci; a full disk needs space in ${tmpdir()} (or TMPDIR set elsewhere).`;
 const READY = 'database system is ready to accept connections';
 
 /**
  * @param {{ durable?: boolean, maxConnections?: number }} [options] durable keeps PostgreSQL's fsync and synchronous
  *   commits (benchmarks); otherwise commits skip the disk flush, which tests and trying out do not need.
- * @returns {Promise<{ url: (database?: string) => string, port: number, dataDir: string, exited: Promise<number | null>, stop: () => Promise<void> }>}
+ * @returns {Promise<{ url: (database?: string) => string, port: number, folder: string, exited: Promise<number | null>, stop: () => Promise<void> }>}
  */
 export async function startCluster(options = {}) {
   const native = await packagedBinaries();
@@ -61,7 +63,7 @@ export async function startCluster(options = {}) {
     let stopping;
     return {
       port: server.port,
-      dataDir: root,
+      folder: root,
       exited: server.exited,
       url: (database = 'postgres') => `postgres://${USER}:${password}@127.0.0.1:${server.port}/${database}`,
       stop: () =>
@@ -160,7 +162,7 @@ function run(file, args, owner, name) {
     let output = '';
     for (const stream of [child.stdout, child.stderr]) stream.on('data', (d) => (output += d));
     child.on('error', (error) => reject(new PostgresUnavailableError(`PostgreSQL cannot start: ${name} could not be run (${error.code ?? error.message}: ${file}). Run npm ci again.`)));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new PostgresUnavailableError(`PostgreSQL cannot start: ${name} failed (exit code ${code}):\n${output.trim()}`))));
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new PostgresUnavailableError(`PostgreSQL cannot start: ${name} failed (exit code ${code}):\n${output.trim()}\n${FIXES}`))));
   });
 }
 
@@ -195,7 +197,7 @@ async function listen(postgres, dataDir, settings, owner) {
       };
       return { port, exited, stop };
     }
-    if (attempt === 3 || !log.includes('could not bind')) throw new PostgresUnavailableError(`PostgreSQL cannot start: the server stopped at once:\n${log.trim()}`);
+    if (attempt === 3 || !log.includes('could not bind')) throw new PostgresUnavailableError(`PostgreSQL cannot start: the server stopped at once:\n${log.trim()}\n${FIXES}`);
   }
 }
 

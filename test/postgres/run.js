@@ -22,7 +22,7 @@ try {
 }
 
 process.stderr.write(
-  `PostgreSQL is running on 127.0.0.1:${cluster.port}, its data in ${cluster.dataDir} (removed when it stops).\n` +
+  `PostgreSQL is running on 127.0.0.1:${cluster.port}, its data in ${cluster.folder} (removed when it stops).\n` +
     'In another terminal, set this and run switchboard (e.g. switchboard db migrate, then switchboard serve):\n\n',
 );
 process.stdout.write(`export SWITCHBOARD_DATABASE_URL=${cluster.url(DATABASE)}\n`);
@@ -33,7 +33,7 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   await cluster.stop();
-  process.stderr.write(`PostgreSQL stopped; ${cluster.dataDir} is removed.\n`);
+  process.stderr.write(`PostgreSQL stopped; ${cluster.folder} is removed.\n`);
   process.exit(0);
 };
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stop());
@@ -42,6 +42,6 @@ cluster.exited.then((code) => {
   // Ctrl-C in a terminal reaches the server too (one process group): it then stops cleanly, with code 0.
   if (code === 0) return void stop();
   stopping = true;
-  process.stderr.write(`PostgreSQL stopped by itself (exit code ${code}); its data in ${cluster.dataDir} is removed.\n`);
+  process.stderr.write(`PostgreSQL stopped by itself (exit code ${code}); its data in ${cluster.folder} is removed.\n`);
   void cluster.stop().then(() => process.exit(1));
 });
