@@ -77,9 +77,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // The sandbox's sample accounts stay in its own SQLite store, never in a shared database.
     const store = await openStore({ dataDir, databaseUrl: config.sandbox ? undefined : config.databaseUrl, secretKey: config.secretKey, redactor });
     closers.push(() => store.close());
-    // A damaged store is refused before anything listens: served, it would answer some requests and fail others.
-    const damage = await store.health.checkThoroughly();
-    if (damage) throw damage;
+    // A store that fails its full check (a damaged page, another schema) is refused before anything listens: served,
+    // it would answer some requests and fail others.
+    const problem = await store.health.checkThoroughly();
+    if (problem) throw problem;
     closers.push(watchStoreHealth(store, logger));
     if (sandbox) await (await loadSandbox()).seedSandboxAccounts(store);
     checkStillWanted();
