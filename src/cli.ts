@@ -246,5 +246,11 @@ if (isEntryPoint()) {
     if (error.code !== 'EPIPE') throw error;
     process.exit(process.exitCode ?? 0);
   });
-  main(process.argv.slice(2)).then((code) => (process.exitCode = code), failed);
+  main(process.argv.slice(2))
+    .then((code) => (process.exitCode = code), failed)
+    .finally(() => {
+      // Everything the command opened is closed by now. A connection a library opens again after being ended (postgres.js
+      // reconnecting after an outage of the database) must not keep the process from exiting.
+      setTimeout(() => process.exit(), 2_000).unref();
+    });
 }

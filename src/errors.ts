@@ -11,6 +11,26 @@ export class InputError extends Error {
   }
 }
 
+/** Which part of a store's health failed: it answers at all, its data is intact, its schema is this version's. */
+export type StorePart = 'reachable' | 'intact' | 'schema';
+
+/**
+ * The store cannot serve: damaged, unreachable, or of another schema version. `message` names the file or database
+ * and the fix (for the operator, the CLI and MCP callers); `summary` says the same without naming where the store
+ * is, for answers anyone reaching the listener may read (readiness, refused pages and webhooks).
+ */
+export class StoreUnavailableError extends InputError {
+  override name = 'StoreUnavailableError';
+  constructor(
+    message: string,
+    readonly part: StorePart,
+    readonly summary: string,
+    field: 'data-dir' | 'database-url',
+  ) {
+    super(message, field);
+  }
+}
+
 /** The account cannot be used as it is: missing, ambiguous, lacking a permission group, or needing a reconnect. */
 export class AccountError extends Error {
   override name = 'AccountError';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { StoreUnavailableError } from './errors.js';
 import type { Logger } from './log.js';
 import type { Store } from './store/types.js';
 
@@ -9,6 +10,10 @@ export const LISTENER_LEASE = 'listener';
 export interface KeptLease {
   readonly holder: string;
   readonly held: boolean;
+  /** Held and renewed within its lifetime: past that, another process may have taken it while renewals failed. */
+  readonly current: boolean;
+  /** When it was last renewed (epoch ms; 0 before the first time). */
+  readonly renewedAt: number;
   stop(): Promise<void>;
 }
 
@@ -38,7 +43,8 @@ export async function keepLease(
         o.logger.info(holds ? 'lease taken' : 'lease lost', { lease: name, holder });
         await o.onChange(holds);
       } catch (error) {
-        o.logger.error('lease check failed', { lease: name, message: (error as Error).message });
+        // The store reports its own failures once (serve logs them); a lease check failing with it every second would repeat that.
+        if (!(error instanceof StoreUnavailableError)) o.logger.error('lease check failed', { lease: name, message: (error as Error).message });
       }
     })().finally(() => (checking = undefined)));
   await check();
@@ -47,6 +53,12 @@ export async function keepLease(
     holder,
     get held() {
       return held;
+    },
+    get current() {
+      return held && Date.now() - lastRenew < ttl;
+    },
+    get renewedAt() {
+      return lastRenew;
     },
     async stop() {
       clearInterval(timer);

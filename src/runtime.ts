@@ -18,7 +18,9 @@ import { Runner } from './triggers/runner.js';
 import { webhookRoutes } from './triggers/webhooks.js';
 import { webRoutes } from './web/index.js';
 import { Drain } from './drain.js';
-import { keepLease, LISTENER_LEASE } from './lease.js';
+import { keepLease, LISTENER_LEASE, type KeptLease } from './lease.js';
+import { storeCheck, type Readiness, type ReadinessCheck } from './http/readiness.js';
+import type { Store } from './store/types.js';
 
 /** Everything `serve` runs besides its stdio transport: sandbox, store, tools, event log, runner and HTTP listener. */
 export interface Runtime {
@@ -75,6 +77,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // The sandbox's sample accounts stay in its own SQLite store, never in a shared database.
     const store = await openStore({ dataDir, databaseUrl: config.sandbox ? undefined : config.databaseUrl, secretKey: config.secretKey, redactor });
     closers.push(() => store.close());
+    // A store that fails its full check (a damaged page, another schema) is refused before anything listens: served,
+    // it would answer some requests and fail others.
+    const problem = await store.health.checkThoroughly();
+    if (problem) throw problem;
+    closers.push(watchStoreHealth(store, logger));
     if (sandbox) await (await loadSandbox()).seedSandboxAccounts(store);
     if (sandbox && config.team) await (await loadSandbox()).seedSandboxTeam(store);
     checkStillWanted();
@@ -123,7 +130,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           })
         : undefined;
     const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, publicUrl: config.http.publicUrl });
+    let lease: KeptLease | undefined;
+    const readiness = async (): Promise<Readiness> => ({
+      checks: {
+        store: storeCheck(await store.health.check()),
+        ...(lease && { lease: leaseCheck(lease) }),
+        shutdown: shutdown.stopping.aborted ? { ok: false, reason: 'shutting down: the calls in flight finish, no new ones are taken' } : { ok: true },
+      },
+    });
     const listenerOptions = {
+      readiness,
+      storeRefusal: () => store.health.refusal(),
       routes: [
         ...(team?.routes ?? []),
         ...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger, groupCommit: config.webhookGroupCommit, requestPoll: (id) => runner.requestPoll(id) }),
@@ -146,7 +163,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     } else {
       // Over stdio several processes may share a data dir (one per assistant window) and one port: the holder of
       // the listener lease serves webhooks, the Integrations page and sign-in callbacks. Not serving is not fatal.
-      const lease = await keepLease(store, LISTENER_LEASE, {
+      lease = await keepLease(store, LISTENER_LEASE, {
         logger,
         onChange: async (held) => {
           if (held && !listener) {
@@ -162,7 +179,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           }
         },
       });
-      closers.push(() => lease.stop());
+      const kept = lease;
+      closers.push(() => kept.stop());
     }
     closers.push(() => runner.stop());
     await runner.start();
@@ -176,4 +194,27 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     await close();
     throw error;
   }
+}
+
+/** The cheap check every few seconds besides readiness probes (one small query), so a failure and its end are logged once each. */
+const STORE_CHECK_MS = 5_000;
+
+/** Logs each change of the store's health, with the file or database and the fix; returns what stops that. */
+function watchStoreHealth(store: Store, logger: Logger): () => Promise<void> {
+  const stop = store.health.onChange((problem) => {
+    if (problem) logger.error('store failing', { part: problem.part, message: problem.message });
+    else logger.info('store serving again');
+  });
+  const timer = setInterval(() => void store.health.check(), STORE_CHECK_MS).unref();
+  return async () => {
+    clearInterval(timer);
+    stop();
+  };
+}
+
+/** Over stdio the listener runs on the lease holder: once renewals fail past the lease's life, another process may serve instead. */
+function leaseCheck(lease: KeptLease): ReadinessCheck {
+  if (lease.current) return { ok: true };
+  const since = lease.renewedAt ? `last renewed ${Math.round((Date.now() - lease.renewedAt) / 1000)} s ago` : 'never held';
+  return { ok: false, reason: `this process no longer holds the listener lease (${since}); another process may serve webhooks and the page` };
 }

@@ -94,7 +94,10 @@ export async function serve(config: Config, io: ServeIo): Promise<Running> {
     clearTimeout(quiet);
     if (!runtime) quiet = setTimeout(load, LOAD_WHEN_QUIET_MS);
   };
-  const surface = createSurface({ version: VERSION, listed, deps: ready.then((r) => r.deps), load, onListTools: loadWhenQuiet });
+  const deps = ready.then((r) => r.deps);
+  // A runtime that cannot start ends serve with its message (close, above); requests waiting for it are answered with it.
+  deps.catch(() => undefined);
+  const surface = createSurface({ version: VERSION, listed, deps, load, onListTools: loadWhenQuiet });
 
   let connection: { close(): Promise<void> } | undefined;
   let closing: Promise<void> | undefined;

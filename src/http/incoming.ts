@@ -7,6 +7,8 @@ export interface Route {
   path: string;
   /** Webhook and OAuth routes are reached by providers and browsers, not with the bearer token. */
   public?: boolean;
+  /** False for a route that answers without the store: it is served while the store is refused. */
+  usesStore?: false;
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void;
 }
 

@@ -8,6 +8,7 @@ import {
   verifyBearerToken,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
+import { StoreUnavailableError } from '../errors.js';
 import type { Route } from '../http/incoming.js';
 import type { TeamAuth } from '../team/auth.js';
 import type { Caller } from '../team/resource.js';
@@ -44,12 +45,14 @@ export function protectedResource(team: TeamAuth) {
   };
 
   return {
-    routes: [metadataPath, '/.well-known/oauth-protected-resource'].map((path): Route => ({ method: 'GET', path, public: true, handle: serveMetadata })),
+    routes: [metadataPath, '/.well-known/oauth-protected-resource'].map((path): Route => ({ method: 'GET', path, public: true, usesStore: false, handle: serveMetadata })),
     /** The caller of an MCP request, as handlers see it (`ctx.http.authInfo`); undefined once the request is answered 401 (or 403). */
     async authenticate(req: IncomingMessage, res: ServerResponse): Promise<AuthInfo | undefined> {
       try {
         return await verifyBearerToken(req.headers.authorization, { verifier, resourceMetadataUrl, expectedResource: resource });
       } catch (error) {
+        // A store that cannot be read is not a bad token: the listener answers 503, so clients do not sign in again for nothing.
+        if (error instanceof StoreUnavailableError) throw error;
         const scope = error instanceof OAuthError && error.code === OAuthErrorCode.InsufficientScope ? `${team.scopes.full} ${team.scopes.read}` : team.scopes.full;
         await send(res, bearerAuthChallengeResponse(error, { requiredScopes: [scope], resourceMetadataUrl }));
         return undefined;

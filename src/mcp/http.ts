@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
-import { InputError } from '../errors.js';
+import { InputError, StoreUnavailableError } from '../errors.js';
 import { messageTooDeep } from '../nesting.js';
 import { header, readBody, type Route } from '../http/incoming.js';
+import { answerReadiness, refuseUnavailable, type Readiness } from '../http/readiness.js';
 import type { Logger } from '../log.js';
 import type { TeamAuth } from '../team/auth.js';
 import { mayWrite } from '../team/scopes.js';
@@ -29,6 +30,10 @@ export interface HttpListenerOptions {
   /** Serve MCP at /mcp (and the legacy /sse + /messages); without it only the other routes answer. */
   mcp?: Surface;
   routes?: Route[];
+  /** GET /readyz answers from this (no token needed, as /healthz); without it /readyz is not served. */
+  readiness?: () => Promise<Readiness>;
+  /** Why requests that need the store are refused now (it is known damaged); read before each such route. */
+  storeRefusal?: () => StoreUnavailableError | undefined;
   logger: Logger;
   version: string;
   /** Sessions kept at once (200); at the cap the least recently active idle session makes room for a new one. */
@@ -279,6 +284,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
       if (url.pathname === '/healthz' && req.method === 'GET') {
         return json(res, 200, { status: 'ok', version: options.version, sessions: sessions.size });
       }
+      if (url.pathname === '/readyz' && req.method === 'GET' && options.readiness) return answerReadiness(res, await options.readiness(), options.version);
       const route = routes.find(
         (r) => r.method === req.method && (r.path.endsWith('/') && r.path !== '/' ? url.pathname.startsWith(r.path) : url.pathname === r.path),
       );
@@ -294,10 +300,14 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         res.writeHead(401, { 'www-authenticate': 'Bearer realm="switchboard"', 'content-type': 'text/plain' });
         return void res.end('Unauthorized: send Authorization: Bearer <SWITCHBOARD_HTTP_TOKEN>.');
       }
+      const refused = route?.usesStore !== false && options.storeRefusal?.();
+      if (route && refused) return refuseUnavailable(res, refused);
       if (route) return await route.handle(req, res, url);
       if (url.pathname === '/mcp') return await handleMcp(req, res, caller);
       return await handleLegacySse(req, res, url, caller);
     } catch (error) {
+      // The store says what failed when it does (logged once, by serve); the answer says so without naming where it is.
+      if (error instanceof StoreUnavailableError && !res.headersSent) return refuseUnavailable(res, error);
       options.logger.error('http request failed', { path: req.url?.split('?')[0], message: (error as Error).message });
       if (!res.headersSent) plain(res, 500, 'Internal error.');
       else res.end();

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import { loadKey, type KeySource } from './crypto.js';
-import { damagedStoreError, DB_FILE_NAME } from './db.js';
+import { DB_FILE_NAME } from './db.js';
+import { sqliteStoreError } from './sqlite-health.js';
 import { keyMatches, keyMismatchMessage } from './key-check.js';
 import { MIGRATIONS } from './migrations.js';
 import { INSTANCE_LEASE_PREFIX } from './types.js';
@@ -101,7 +102,7 @@ export async function copyStore(fromDataDir: string, toUrl: string, options: { s
   try {
     db = new Database(dbFile, { readonly: true, fileMustExist: true });
   } catch (error) {
-    throw damagedStoreError(error, dbFile) ?? error;
+    throw sqliteStoreError(error, dbFile) ?? error;
   }
   try {
     // One snapshot for everything read below, however long the writing takes.
@@ -113,7 +114,7 @@ export async function copyStore(fromDataDir: string, toUrl: string, options: { s
     const { to, schema, counts } = await copyInto(toUrl, sqliteSource(db));
     return { from: dbFile, to, schema, counts, key };
   } catch (error) {
-    throw damagedStoreError(error, dbFile) ?? error;
+    throw sqliteStoreError(error, dbFile) ?? error;
   } finally {
     db.close();
   }

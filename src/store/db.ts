@@ -8,13 +8,15 @@ import { ownedSalesCache, withOwners } from './owner.js';
 import { SqliteEventStore } from './events.js';
 import { SqliteHookStore } from './hooks.js';
 import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from './key-check.js';
-import { runMigrations } from './migrations.js';
+import { TrackedHealth } from './health.js';
+import { MIGRATIONS, runMigrations } from './migrations.js';
 import { sqliteSalesCache } from './sales-cache.js';
 import { sqliteContinuations, sqliteSignIns, sqliteWebSessions } from './short-lived.js';
 import { sqliteTeam } from './team.js';
 import { SqliteTriggerStore } from './triggers.js';
 import type { Store } from './types.js';
 import { SqliteWorkStore } from './work.js';
+import { sqliteProbe, sqliteStoreError } from './sqlite-health.js';
 
 export const DB_FILE_NAME = 'switchboard.db';
 
@@ -52,14 +54,16 @@ async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> 
     restrictFileModes(dbFile);
     const { key, check } = await checkKey(keyCheckRecord(db, dbFile), options);
     const guard = keyGuard(db, check);
+    const health = new TrackedHealth(sqliteProbe(db, dbFile, MIGRATIONS.at(-1)?.version ?? 0));
     const shared = {
       db,
-      hooks: new SqliteHookStore(db, key, guard),
-      work: new SqliteWorkStore(db, key),
-      signIns: sqliteSignIns(db, key, guard),
-      webSessions: sqliteWebSessions(db, key, guard),
-      continuations: sqliteContinuations(db, key, guard),
-      team: sqliteTeam(db, key, guard),
+      health,
+      hooks: health.guard(new SqliteHookStore(db, key, guard)),
+      work: health.guard(new SqliteWorkStore(db, key)),
+      signIns: health.guard(sqliteSignIns(db, key, guard)),
+      webSessions: health.guard(sqliteWebSessions(db, key, guard)),
+      continuations: health.guard(sqliteContinuations(db, key, guard)),
+      team: health.guard(sqliteTeam(db, key, guard)),
       async close() {
         if (db.open) db.close();
       },
@@ -68,14 +72,14 @@ async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> 
     const touched = new Map<string, number>();
     return withOwners<SqliteStore>((owner) => ({
       ...shared,
-      accounts: new SqliteAccountStore(db, key, options.redactor, guard, owner, touched),
-      triggers: new SqliteTriggerStore(db, key, Date.now, guard, owner),
-      events: new SqliteEventStore(db, key, Date.now, owner),
-      salesCache: ownedSalesCache(salesCache, owner),
+      accounts: health.guard(new SqliteAccountStore(db, key, options.redactor, guard, owner, touched)),
+      triggers: health.guard(new SqliteTriggerStore(db, key, Date.now, guard, owner)),
+      events: health.guard(new SqliteEventStore(db, key, Date.now, owner)),
+      salesCache: health.guard(ownedSalesCache(salesCache, owner)),
     }));
   } catch (error) {
     db.close();
-    throw damagedStoreError(error, dbFile) ?? error;
+    throw sqliteStoreError(error, dbFile) ?? error;
   }
 }
 
@@ -86,7 +90,7 @@ export function openDataDirDatabase(dataDir: string): { db: Database.Database; d
   try {
     return { db: openDatabase(dbFile), dbFile };
   } catch (error) {
-    throw damagedStoreError(error, dbFile) ?? dataDirError(error as NodeJS.ErrnoException, dataDir);
+    throw sqliteStoreError(error, dbFile) ?? dataDirError(error as NodeJS.ErrnoException, dataDir);
   }
 }
 
@@ -119,18 +123,6 @@ function createDirError(error: NodeJS.ErrnoException, dataDir: string, parent: s
   };
   if (!error.code) return error;
   return new InputError(`Cannot create the data directory ${dataDir}: ${reasons[error.code] ?? `${error.message} (${error.code}); ${elsewhere}`}.`, 'data-dir');
-}
-
-/** SQLite found the file damaged, or not a database at all: which file, and how to recover. */
-export function damagedStoreError(error: unknown, dbFile: string): InputError | undefined {
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code !== 'string' || !(code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')) return undefined;
-  return new InputError(
-    `The store ${dbFile} is damaged (${(error as Error).message}, ${code}); nothing was changed. ` +
-      `Restore it from a backup, or move it aside (e.g. to ${DB_FILE_NAME}.damaged) to start with an empty store, ` +
-      'then add the accounts and triggers again (switchboard accounts add, switchboard triggers add).',
-    'data-dir',
-  );
 }
 
 /** The data directory cannot hold the store: why, and how to choose one that can. */
@@ -187,12 +179,12 @@ function compileOnce(db: Database.Database, dbFile: string): void {
   }) as typeof db.prepare;
 }
 
-/** A damaged page may turn up in any query, long after the store opened: each such failure says which file and how to recover. */
+/** A damaged page or a failing disk may turn up in any query, long after the store opened: each such failure says which file and how to recover. */
 function reportDamage<T>(work: () => T, dbFile: string): T {
   try {
     return work();
   } catch (error) {
-    throw damagedStoreError(error, dbFile) ?? error;
+    throw sqliteStoreError(error, dbFile) ?? error;
   }
 }
 

@@ -1,4 +1,5 @@
-import { damagedStoreError, openDataDirDatabase } from './db.js';
+import { openDataDirDatabase } from './db.js';
+import { sqliteStoreError } from './sqlite-health.js';
 import { runMigrations } from './migrations.js';
 
 export interface MigrateResult {
@@ -19,7 +20,7 @@ export async function migrateStore(options: { dataDir: string; databaseUrl?: str
   try {
     return { store: `SQLite ${dbFile}`, ...runMigrations(db) };
   } catch (error) {
-    throw damagedStoreError(error, dbFile) ?? error;
+    throw sqliteStoreError(error, dbFile) ?? error;
   } finally {
     db.close();
   }

@@ -2,12 +2,14 @@ import type { AccountStore, HookStore, SalesCacheStore } from './types/accounts.
 import type { EventStore, TriggerStore, WorkStore } from './types/triggers.js';
 import type { ContinuationStore, SignInStore, WebSessionStore } from './types/short-lived.js';
 import type { TeamStore } from './types/team.js';
+import type { StoreHealth } from './health.js';
 
 // Each area's types live in ./types/; every caller imports them from here.
 export * from './types/accounts.js';
 export * from './types/triggers.js';
 export * from './types/short-lived.js';
 export * from './types/team.js';
+export type { StoreHealth } from './health.js';
 
 /** What every store adapter (SQLite, PostgreSQL) offers. */
 export interface Store {
@@ -22,6 +24,8 @@ export interface Store {
   continuations: ContinuationStore;
   /** Team mode: who may sign in, and the state of the built-in authorization server. */
   team: TeamStore;
+  /** Whether the store can serve (reachable, intact, schema current), from its own errors and cheap checks. */
+  health: StoreHealth;
   /**
    * The same store seen as one owner sees it: accounts, triggers, events, consumers and sales lookups are that owner's
    * (and accounts shared with them), in every query. The store as opened is every owner's: the server's own work.

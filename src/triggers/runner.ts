@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Dispatcher } from 'undici';
 import { CONNECTORS } from '../connectors/index.js';
 import type { PushTiming, TriggerKind } from '../contracts/triggers.js';
-import { ProviderError } from '../errors.js';
+import { ProviderError, StoreUnavailableError } from '../errors.js';
 import { readingAnswers } from '../http/client.js';
 import type { Logger } from '../log.js';
 import { INSTANCE_LEASE_PREFIX, type Store, type Trigger } from '../store/types.js';
@@ -98,7 +98,8 @@ export class Runner {
         this.track(this.forwardDue());
       } while (this.tickAgain && this.timer);
     } catch (error) {
-      this.o.logger.error('runner tick failed', { message: (error as Error).message });
+      // The store reports its own failures once (serve logs them), rather than every tick.
+      if (!(error instanceof StoreUnavailableError)) this.o.logger.error('runner tick failed', { message: (error as Error).message });
     } finally {
       this.ticking = false;
     }

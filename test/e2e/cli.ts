@@ -29,6 +29,24 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
   });
 }
 
+/** Runs `serve` over stdio with standard input held open, so only a failure can end it; resolves at its exit. */
+export function serveStdioUntilExit(args: string[], env: Record<string, string>, deadlineMs = 25_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    watchMisses(child.stderr);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 /** Starts `switchboard serve --http` and resolves with its MCP URL once it listens. */
 export function startHttpServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   return new Promise((resolve, reject) => {

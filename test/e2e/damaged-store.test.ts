@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from './cli.js';
+import { runCli, serveStdioUntilExit, type CliResult } from './cli.js';
 
 const PAGE = 4096;
 let root: string;
@@ -44,5 +44,26 @@ describe('a damaged store', { timeout: 30_000 }, () => {
     writeFileSync(dbFile, bytes);
     expectRecoveryAdvice(await runCli(['accounts', 'list'], { env: { SWITCHBOARD_DATA_DIR: dataDir } }), dbFile);
     expectRecoveryAdvice(await runCli(['serve', '--http', '--port', '0'], { env: { SWITCHBOARD_DATA_DIR: dataDir }, timeoutMs: 25_000 }), dbFile);
+  });
+
+  it('whose schema opens but whose table pages are garbage is refused by serve (exit 2) before it listens, over HTTP and over stdio', async () => {
+    const dataDir = mkdtempSync(join(root, 'table-'));
+    const dbFile = join(dataDir, 'switchboard.db');
+    expect((await runCli(['accounts', 'list'], { env: { SWITCHBOARD_DATA_DIR: dataDir } })).code).toBe(0);
+    const bytes = readFileSync(dbFile);
+    // Past the schema: the store opens and migrates, and only a query reading these pages (or quick_check) finds them.
+    Buffer.alloc(2 * PAGE, 0xa5).copy(bytes, 3 * PAGE);
+    writeFileSync(dbFile, bytes);
+    const env = { SWITCHBOARD_DATA_DIR: dataDir };
+    const overHttp = await runCli(['serve', '--http', '--port', '0'], { env, timeoutMs: 25_000 });
+    expectRecoveryAdvice(overHttp, dbFile);
+    expect(overHttp.code).toBe(2);
+    expect(overHttp.stderr).toContain('PRAGMA quick_check');
+    expect(overHttp.stderr).not.toContain('"listening"');
+    const overStdio = await serveStdioUntilExit(['--port', '0'], env);
+    expectRecoveryAdvice(overStdio, dbFile);
+    expect(overStdio.code).toBe(2);
+    expect(overStdio.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(dbFile).equals(bytes)).toBe(true);
   });
 });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,8 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
-import { CLI, runCli, type CliResult } from './cli.js';
-import { watchMisses } from './misses.js';
+import { CLI, runCli, serveStdioUntilExit, type CliResult } from './cli.js';
 
 // A process that fails to start must exit by itself: these wait for the exit, with a deadline far beyond the 2 s it needs.
 const EXIT_DEADLINE_MS = 25_000;
@@ -37,24 +35,6 @@ function expectPortAdvice(r: CliResult): void {
   expect(r.stderr).toContain(`port ${busyPort} is in use`);
   expect(r.stderr).toMatch(/--port N\b/);
   expect(r.stderr).toMatch(/--port 0 for any free one/);
-}
-
-/** Runs `serve` over stdio with standard input held open, so only a failure can end it; resolves at its exit. */
-function serveStdioUntilExit(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
-    watchMisses(child.stderr);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_DEADLINE_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 describe('serve fails to start: it says why and how to fix it, and exits', () => {

@@ -7,7 +7,9 @@ import { PgAccountStore } from './accounts.js';
 import { connect, connectionError, displayUrl, passwordOf, type Sql, type Tx } from './connection.js';
 import { PgEventStore } from './events.js';
 import { PgHookStore } from './hooks.js';
-import { migrate } from './migrations.js';
+import { TrackedHealth } from '../health.js';
+import { pgProbe } from './health.js';
+import { migrate, PG_MIGRATIONS } from './migrations.js';
 import { pgSalesCache } from './sales-cache.js';
 import { pgContinuations, pgSignIns, pgWebSessions } from './short-lived.js';
 import { pgTeam } from './team.js';
@@ -34,23 +36,25 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
     const guard = keyGuard(check);
     const salesCache = pgSalesCache(sql, key, guard);
     const touched = new Map<string, number>();
+    const health = new TrackedHealth(pgProbe(sql, options.databaseUrl, PG_MIGRATIONS.at(-1)?.version ?? 0));
     const shared = {
-      hooks: new PgHookStore(sql, key, guard),
-      work: new PgWorkStore(sql, key),
-      signIns: pgSignIns(sql, key, guard),
-      webSessions: pgWebSessions(sql, key, guard),
-      continuations: pgContinuations(sql, key, guard),
-      team: pgTeam(sql, key, guard),
+      health,
+      hooks: health.guard(new PgHookStore(sql, key, guard)),
+      work: health.guard(new PgWorkStore(sql, key)),
+      signIns: health.guard(pgSignIns(sql, key, guard)),
+      webSessions: health.guard(pgWebSessions(sql, key, guard)),
+      continuations: health.guard(pgContinuations(sql, key, guard)),
+      team: health.guard(pgTeam(sql, key, guard)),
       async close() {
         await sql.end({ timeout: 5 });
       },
     };
     return withOwners<Store>((owner) => ({
       ...shared,
-      accounts: new PgAccountStore(sql, key, options.redactor, guard, owner, touched),
-      triggers: new PgTriggerStore(sql, key, guard, Date.now, owner),
-      events: new PgEventStore(sql, key, Date.now, owner),
-      salesCache: ownedSalesCache(salesCache, owner),
+      accounts: health.guard(new PgAccountStore(sql, key, options.redactor, guard, owner, touched)),
+      triggers: health.guard(new PgTriggerStore(sql, key, guard, Date.now, owner)),
+      events: health.guard(new PgEventStore(sql, key, Date.now, owner)),
+      salesCache: health.guard(ownedSalesCache(salesCache, owner)),
     }));
   } catch (error) {
     await sql.end({ timeout: 0 });
