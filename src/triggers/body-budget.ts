@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { Logger } from '../log.js';
 
 export interface BodyLimits {
   /** Largest body one request may send. */
@@ -29,7 +30,10 @@ export class BodyBudget {
   private held = 0;
   private readonly arriving = new Set<Arriving>();
 
-  constructor(private readonly limits: BodyLimits) {
+  constructor(
+    private readonly limits: BodyLimits,
+    private readonly logger?: Logger,
+  ) {
     if (limits.maxHeld < limits.maxBody) throw new Error('maxHeld must leave room for one body of maxBody bytes');
   }
 
@@ -47,10 +51,9 @@ export class BodyBudget {
     }
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
-      let charged = 0;
       const release = () => {
-        this.held -= charged;
-        charged = 0;
+        this.held -= body.bytes;
+        body.bytes = 0;
         chunks.length = 0;
       };
       const stop = () => {
@@ -61,6 +64,7 @@ export class BodyBudget {
         bytes: 0,
         firstByteAt: 0,
         refuse: (status, error, headers) => {
+          if (status === 503) this.logger?.warn('delivery refused to keep bodies within the memory budget', { path: req.url?.split('?')[0], receivedBytes: body.bytes, heldBytes: this.held });
           stop();
           req.pause();
           release();
@@ -70,16 +74,15 @@ export class BodyBudget {
       };
       const onData = (chunk: Buffer) => {
         if (!body.firstByteAt) body.firstByteAt = performance.now();
-        if (charged + chunk.length > maxBody) return body.refuse(413, 'delivery too large');
+        if (body.bytes + chunk.length > maxBody) return body.refuse(413, 'delivery too large');
         if (!this.makeRoom(body, chunk.length)) return body.refuse(503, MADE_ROOM, { 'retry-after': String(retryAfterSeconds) });
         this.held += chunk.length;
-        charged += chunk.length;
-        body.bytes = charged;
+        body.bytes += chunk.length;
         chunks.push(chunk);
       };
       const onEnd = () => {
         stop();
-        const whole = Buffer.concat(chunks, charged);
+        const whole = Buffer.concat(chunks, body.bytes);
         chunks.length = 0;
         resolve(whole);
       };

@@ -43,7 +43,7 @@ export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, r
  * (outlook-notifications.ts) carry no signature: their clientState is checked, and what is committed is a poll.
  */
 export function webhookRoutes(deps: WebhookDeps): Route[] {
-  const budget = new BodyBudget({ maxBody: MAX_DELIVERY_BYTES, maxHeld: MAX_HELD_BYTES, retryAfterSeconds: 10 });
+  const budget = new BodyBudget({ maxBody: MAX_DELIVERY_BYTES, maxHeld: MAX_HELD_BYTES, retryAfterSeconds: 10 }, deps.logger);
   const read: ReadDelivery = (req, res) => budget.read(req, res);
   const readHook = (id: string) => deps.store.hooks.intake(id);
   const group = deps.groupCommit === false ? undefined : new GroupCommit(deps.store.triggers);
