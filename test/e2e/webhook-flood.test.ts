@@ -20,7 +20,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-flood-'));
   sandbox = await startSandbox();
-  env = { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_GITHUB_BASE_URL: sandbox.baseUrls.github, SWITCHBOARD_PUBLIC_URL: 'https://hooks.example.net' };
+  env = { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_GITHUB_BASE_URL: sandbox.baseUrls.github };
 });
 
 afterAll(async () => {
@@ -113,12 +113,13 @@ describe('webhook deliveries from strangers', () => {
   });
 
   it('reads bodies at a real hook within a memory budget: 16 concurrent 25 MB POSTs grow RSS by under 200 MB, and the budget refuses only what it must', { timeout: 90_000 }, async () => {
-    expect((await runCli(['accounts', 'add', 'github', '--token-stdin'], { env, stdin: SANDBOX_TOKENS.github })).code).toBe(0);
-    const added = await runCli(['triggers', 'add', 'github.new_issue', '--config', '{"repo":"sbx-octocat/hello-world"}'], { env });
-    expect(added.code, added.stderr).toBe(0);
-    const hook = hookSide(sandbox.states.github).hooks.find((h) => h.config.url.includes('/webhooks/github/'))!;
     const { child, url } = await startHttpServe([], env);
     try {
+      const base = url.replace(/\/mcp$/, '');
+      expect((await runCli(['accounts', 'add', 'github', '--token-stdin'], { env, stdin: SANDBOX_TOKENS.github })).code).toBe(0);
+      const added = await runCli(['triggers', 'add', 'github.new_issue', '--config', '{"repo":"sbx-octocat/hello-world"}', '--public-url', base], { env });
+      expect(added.code, added.stderr).toBe(0);
+      const hook = hookSide(sandbox.states.github).hooks.find((h) => h.config.url.startsWith(`${base}/webhooks/github/`))!;
       const port = Number(new URL(url).port);
       const { result: statuses, grewMb } = await peakGrowth(child.pid!, () =>
         Promise.all(Array.from({ length: 16 }, () => postLarge(port, new URL(hook.config.url).pathname, 25 * MB))),
