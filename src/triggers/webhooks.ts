@@ -12,7 +12,7 @@ import type { TriggerKind, WebhookDelivery } from '../contracts/triggers.js';
 /** GitHub sends at most 25 MB; anything larger is not a delivery. */
 const MAX_DELIVERY_BYTES = 26 * 1024 * 1024;
 /** Bytes of delivery bodies held at once, from their first byte until they are answered. */
-const MAX_HELD_BYTES = 64 * 1024 * 1024;
+const MAX_HELD_BYTES = 48 * 1024 * 1024;
 
 export interface WebhookDeps {
   store: Store;
