@@ -45,8 +45,9 @@ export class BodyBudget {
   /** The whole body; undefined when the request has been answered already (too large, refused to make room) or is gone. */
   read(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
     const { maxBody, retryAfterSeconds } = this.limits;
+    const tooLarge = `delivery too large: bodies over ${maxBody} bytes are refused`;
     if (Number(req.headers['content-length'] ?? 0) > maxBody) {
-      refuseUnread(res, 413, { error: 'delivery too large' });
+      refuseUnread(res, 413, { error: tooLarge });
       return Promise.resolve(undefined);
     }
     return new Promise((resolve) => {
@@ -74,7 +75,7 @@ export class BodyBudget {
       };
       const onData = (chunk: Buffer) => {
         if (!body.firstByteAt) body.firstByteAt = performance.now();
-        if (body.bytes + chunk.length > maxBody) return body.refuse(413, 'delivery too large');
+        if (body.bytes + chunk.length > maxBody) return body.refuse(413, tooLarge);
         if (!this.makeRoom(body, chunk.length)) return body.refuse(503, MADE_ROOM, { 'retry-after': String(retryAfterSeconds) });
         this.held += chunk.length;
         body.bytes += chunk.length;
