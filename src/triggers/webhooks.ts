@@ -1,18 +1,18 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
-import pLimit, { type LimitFunction } from 'p-limit';
-import { header, readBody, type Route } from '../http/incoming.js';
+import { header, type Route } from '../http/incoming.js';
 import type { CommitInput, Store, Trigger, TriggerEvent } from '../store/types.js';
 import type { EventLog } from './event-log.js';
+import { BodyBudget, refuseUnread } from './body-budget.js';
 import { GroupCommit } from './group-commit.js';
 import { outlookNotificationRoutes } from './outlook-notifications.js';
 import type { TriggerKind, WebhookDelivery } from '../contracts/triggers.js';
 
 /** GitHub sends at most 25 MB; anything larger is not a delivery. */
 const MAX_DELIVERY_BYTES = 26 * 1024 * 1024;
-/** Delivery bodies read at once: each may be up to MAX_DELIVERY_BYTES in memory until it is verified. */
-const BODIES_AT_ONCE = 4;
+/** Bytes of delivery bodies held at once, from their first byte until they are answered. */
+const MAX_HELD_BYTES = 48 * 1024 * 1024;
 
 export interface WebhookDeps {
   store: Store;
@@ -43,8 +43,8 @@ export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, r
  * (outlook-notifications.ts) carry no signature: their clientState is checked, and what is committed is a poll.
  */
 export function webhookRoutes(deps: WebhookDeps): Route[] {
-  const reading = pLimit(BODIES_AT_ONCE);
-  const read = (req: IncomingMessage, res: ServerResponse) => readDelivery(req, res, reading);
+  const budget = new BodyBudget({ maxBody: MAX_DELIVERY_BYTES, maxHeld: MAX_HELD_BYTES, retryAfterSeconds: 10 }, deps.logger);
+  const read: ReadDelivery = (req, res) => budget.read(req, res);
   const readHook = (id: string) => deps.store.hooks.intake(id);
   const group = deps.groupCommit === false ? undefined : new GroupCommit(deps.store.triggers);
   const intake: Intake = {
@@ -77,20 +77,6 @@ function readTogether<T>(read: (key: string) => Promise<T>): (key: string) => Pr
     if (!shared) turn.set(key, (shared = new Promise<void>((resolve) => setImmediate(resolve)).then(() => read(key))));
     return shared;
   };
-}
-
-/** The body of a delivery whose target exists, a bounded number at once; answers 413 itself when it is too large. */
-async function readDelivery(req: IncomingMessage, res: ServerResponse, reading: LimitFunction): Promise<Buffer | undefined> {
-  if (Number(req.headers['content-length'] ?? 0) > MAX_DELIVERY_BYTES) return void refuseUnread(res, 413, { error: 'delivery too large' });
-  const raw = await reading(() => readBody(req, MAX_DELIVERY_BYTES));
-  if (!raw) reply(res, 413, { error: 'delivery too large' });
-  return raw;
-}
-
-/** Answers without reading the body, and closes the connection rather than draining what the sender still sends. */
-function refuseUnread(res: ServerResponse, status: number, body: unknown): void {
-  res.setHeader('connection', 'close');
-  reply(res, status, body);
 }
 
 async function github(deps: Intake, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
