@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { GENERATED_DOCS } from '../../src/docs.js';
 import { CLI } from '../e2e/cli.js';
-import { docSection } from './markdown.js';
+import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { docSection, readDoc } from './markdown.js';
 
 describe('the generated parts of docs/', () => {
   it.each(GENERATED_DOCS.map((d) => [fileURLToPath(d.url).replace(/.*\/docs\//, 'docs/'), d] as const))('%s is current (npm run docs rewrites it)', (_, doc) => {
@@ -18,6 +19,12 @@ describe('the generated parts of docs/', () => {
       expect(help.status).toBe(0);
       expect(docSection('docs/cli.md', `## switchboard ${path.join(' ')}`)).toContain(help.stdout.trimEnd());
     }
+  });
+
+  it("schema numbers in docs/postgres.md are the code's newest PostgreSQL migration", () => {
+    const numbers = [...readDoc('docs/postgres.md').matchAll(/schema (?:0 → )?(\d+)/g)].map((m) => Number(m[1]));
+    expect(numbers.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(numbers)).toEqual(new Set([PG_MIGRATIONS.at(-1)!.version]));
   });
 
   it('help piped into a reader that stops early ends quietly', () => {

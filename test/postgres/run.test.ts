@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
-import { runCli } from '../e2e/cli.js';
+import { commandLines, shellBlocks, SWITCHBOARD } from '../docs/markdown.js';
+import { watchMisses } from '../e2e/misses.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-npm-postgres-'));
@@ -21,10 +22,26 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-describe('npm run postgres', () => {
-  it('prints the SWITCHBOARD_DATABASE_URL of a server switchboard can use; Ctrl-C stops it and removes its data', { timeout: 90_000 }, async () => {
+/** A line of the docs in bash, `switchboard` being the built CLI. */
+function shell(line: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', `${SWITCHBOARD}\n${line}`], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    watchMisses(child.stderr);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('docs/postgres.md: npm run postgres', () => {
+  it('prints the SWITCHBOARD_DATABASE_URL of a server the documented commands use; Ctrl-C stops it and removes its data', { timeout: 90_000 }, async () => {
+    const [start, use] = shellBlocks('docs/postgres.md', '## Trying it with a local PostgreSQL').map(commandLines);
+    expect(start).toEqual(['npm run postgres']);
+    expect(use).toEqual(['switchboard db migrate', 'switchboard accounts list']);
     // Its own process group, as a terminal gives a command: Ctrl-C is SIGINT to the whole group.
-    const child = spawn('npm', ['run', 'postgres'], { cwd: REPO, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', start![0]!], { cwd: REPO, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
@@ -45,10 +62,10 @@ describe('npm run postgres', () => {
       expect(folder && existsSync(folder)).toBe(true);
 
       const env = { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_DATABASE_URL: url };
-      const migrated = await runCli(['db', 'migrate'], { env });
+      const migrated = await shell(use![0]!, env);
       expect(migrated.code, migrated.stderr).toBe(0);
       expect(migrated.stdout.trim()).toBe(`PostgreSQL postgres://switchboard:***@127.0.0.1:${parsed.port}/switchboard: schema 0 → ${PG_MIGRATIONS.length}.`);
-      const listed = await runCli(['accounts', 'list'], { env });
+      const listed = await shell(use![1]!, env);
       expect(listed.code, listed.stderr).toBe(0);
       expect(listed.stdout).toMatch(/^No accounts connected\./);
       expect(migrated.stdout + migrated.stderr + listed.stdout + listed.stderr).not.toContain(parsed.password);
