@@ -16,13 +16,11 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { AccountError, InputError, ShutdownError } from '../errors.js';
 import { mayWrite, READ_SCOPE } from '../team/scopes.js';
-import type { Provider } from '../store/types.js';
+import { ownEvents, type Provider, type TriggerEvent } from '../store/types.js';
 import type { Logger } from '../log.js';
-import type { TriggerEvent } from '../store/types.js';
 import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
 import type { CallContext, Tool, ToolDeps } from '../tool.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
-import { ownEvents } from '../store/index.js';
 import { ownedDeps, ownerOf } from './owner.js';
 import { eventNote, eventsUri, eventUpdate, noticesFor, type EventNote } from './event-notes.js';
 import { framedMessages } from './event-store.js';

@@ -1,7 +1,7 @@
 import { serveStdio as serve, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
-import { PERSONAL_OWNER } from '../store/index.js';
+import { PERSONAL_OWNER } from '../store/types.js';
 import { refusedListen, type Surface } from './server.js';
 
 /**
