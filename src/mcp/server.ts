@@ -140,8 +140,6 @@ export interface ServerSetup {
   deps: Promise<ServerDeps>;
   /** Starts loading `deps`, when a request needs them (called again and again: only the first call counts). */
   load?(): void;
-  /** Told of each tools/list request, which needs no `deps`: the client is busy with the answer for a moment. */
-  onListTools?(): void;
 }
 
 /** The MCP surface of one process, for either revision. */
@@ -252,7 +250,6 @@ export function createSurface(setup: ServerSetup): Surface {
 
     server.setRequestHandler('tools/list', async ({ params }, ctx) => {
       refuseCursor(params?.cursor);
-      setup.onListTools?.();
       const tools = await listTools();
       return { tools: readOnlyCaller(ctx) ? tools.filter(isReadOnly) : tools };
     });
