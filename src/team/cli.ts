@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { examples, type CliKit } from '../cli-text.js';
-import { FULL_SCOPE, READ_SCOPE } from './scopes.js';
-import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE } from './tokens.js';
+import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE, FULL_SCOPE, READ_SCOPE } from './scopes.js';
 
 
 /** `switchboard users ...`: the people who signed in to a team server. Their modules load only when a command runs. */

@@ -2,8 +2,8 @@ import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
 import type { PersonalToken, TeamUser } from '../store/types.js';
 import { findUser, formatTable, withStore } from './commands.js';
-import { FULL_SCOPE, READ_SCOPE } from './scopes.js';
-import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE, newPersonalToken } from './tokens.js';
+import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE, FULL_SCOPE, READ_SCOPE } from './scopes.js';
+import { newPersonalToken } from './tokens.js';
 
 /** `switchboard tokens create|list|revoke`: personal access tokens for agents that cannot sign in. */
 
