@@ -27,9 +27,11 @@ export function serverTools(options: ListOptions): Tool[] {
 /** The manifest of every tool list `serve` can answer, converted from the zod schemas now. */
 export function toolManifest(): ToolManifest {
   const entries = (readOnly: boolean) => buildTools({ readOnly }).map((tool) => ({ connector: tool.connector, tool: toMcpTool(tool) }));
+  const all = entries(false);
+  const asInAll = new Map(all.map((entry) => [entry.tool.name, JSON.stringify(entry)]));
   return {
-    all: entries(false),
-    readOnly: entries(true),
+    all,
+    readOnly: entries(true).map((entry) => (asInAll.get(entry.tool.name) === JSON.stringify(entry) ? entry.tool.name : entry)),
     discover: serverTools({ readOnly: false, toolMode: 'discover' }).map(toMcpTool),
   };
 }

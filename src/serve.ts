@@ -27,8 +27,10 @@ export interface Running {
 
 /**
  * Over stdio, the runtime (tools, store, event log, runner, listener) loads as soon as a request needs it, else once
- * the client has been quiet this long after connecting or listing tools: loading it at once would compete for the
- * CPU with the client reading the tool list, the moment a desktop assistant waits for.
+ * the client has been quiet this long after connecting or after the last answer: loading it at once would compete for
+ * the CPU with the client's next request and its reading of the tool list, the moment a desktop assistant waits for.
+ * Counting from the answer, not the request, matters on a busy machine: answering the first initialize can itself take
+ * longer than this.
  */
 const LOAD_WHEN_QUIET_MS = 100;
 
@@ -97,7 +99,7 @@ export async function serve(config: Config, io: ServeIo): Promise<Running> {
   const deps = ready.then((r) => r.deps);
   // A runtime that cannot start ends serve with its message (close, above); requests waiting for it are answered with it.
   deps.catch(() => undefined);
-  const surface = createSurface({ version: VERSION, listed, deps, load, onListTools: loadWhenQuiet });
+  const surface = createSurface({ version: VERSION, listed, deps, load });
 
   let connection: { close(): Promise<void> } | undefined;
   let closing: Promise<void> | undefined;
@@ -115,7 +117,8 @@ export async function serve(config: Config, io: ServeIo): Promise<Running> {
       else rejectClosed(failure);
     })());
 
-  connection = serveStdio(surface, io.stdin, io.stdout, (error) => logger.debug('stdio message refused', { message: error.message }));
+  const refused = (error: Error) => logger.debug('stdio message refused', { message: error.message });
+  connection = serveStdio(surface, io.stdin, io.stdout, refused, loadWhenQuiet);
   loadWhenQuiet();
   io.stdin.on('end', () => void close());
   io.stdin.on('close', () => void close());

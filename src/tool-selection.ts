@@ -1,7 +1,12 @@
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+import type picomatch from 'picomatch';
 import { InputError } from './errors.js';
 import { didYouMean } from './suggest.js';
 import type { Provider } from './store/types.js';
+
+// Loaded with the first glob: `serve` answers tools/list before it, and most starts name no --tools.
+let globs: typeof picomatch | undefined;
+const loadGlobs = () => (globs ??= createRequire(import.meta.url)('picomatch') as typeof picomatch);
 
 /** How `serve` narrows the tools it lists: --toolsets, --tools and --exclude-tools (names or globs such as github_*). */
 export interface ToolSelection {
@@ -34,7 +39,7 @@ function matcher(patterns: string[], flag: string, offered: Named[], every: read
   const field = flag.slice(2);
   const offeredNames = offered.map((t) => t.name);
   const tests = patterns.map((pattern) => {
-    const test = picomatch(pattern);
+    const test = loadGlobs()(pattern);
     if (offeredNames.some((n) => test(n))) return test;
     if (pattern === 'discover' && flag === '--tools') {
       throw new InputError('--tools takes tool names or globs; the discovery mode is --tool-mode discover (SWITCHBOARD_TOOL_MODE).', field);

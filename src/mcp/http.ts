@@ -13,7 +13,7 @@ import type { TeamAuth } from '../team/auth.js';
 import { mayWrite } from '../team/scopes.js';
 import { protectedResource } from './auth.js';
 import { userOf } from './owner.js';
-import { PERSONAL_OWNER } from '../store/index.js';
+import { PERSONAL_OWNER } from '../store/types.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { eventUpdate } from './event-notes.js';
 import { refusedListen, type Surface } from './server.js';

@@ -1,5 +1,5 @@
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
-import { PERSONAL_OWNER } from '../store/index.js';
+import { PERSONAL_OWNER } from '../store/types.js';
 import type { ServerDeps } from './server.js';
 
 /** The person an authenticated request is served for, in team mode. */

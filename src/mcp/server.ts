@@ -16,13 +16,11 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { AccountError, InputError, ShutdownError } from '../errors.js';
 import { mayWrite, READ_SCOPE } from '../team/scopes.js';
-import type { Provider } from '../store/types.js';
+import { ownEvents, type Provider, type TriggerEvent } from '../store/types.js';
 import type { Logger } from '../log.js';
-import type { TriggerEvent } from '../store/types.js';
 import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
 import type { CallContext, Tool, ToolDeps } from '../tool.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
-import { ownEvents } from '../store/index.js';
 import { ownedDeps, ownerOf } from './owner.js';
 import { eventNote, eventsUri, eventUpdate, noticesFor, type EventNote } from './event-notes.js';
 import { framedMessages } from './event-store.js';
@@ -142,8 +140,6 @@ export interface ServerSetup {
   deps: Promise<ServerDeps>;
   /** Starts loading `deps`, when a request needs them (called again and again: only the first call counts). */
   load?(): void;
-  /** Told of each tools/list request, which needs no `deps`: the client is busy with the answer for a moment. */
-  onListTools?(): void;
 }
 
 /** The MCP surface of one process, for either revision. */
@@ -254,7 +250,6 @@ export function createSurface(setup: ServerSetup): Surface {
 
     server.setRequestHandler('tools/list', async ({ params }, ctx) => {
       refuseCursor(params?.cursor);
-      setup.onListTools?.();
       const tools = await listTools();
       return { tools: readOnlyCaller(ctx) ? tools.filter(isReadOnly) : tools };
     });

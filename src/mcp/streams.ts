@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { header } from '../http/incoming.js';
@@ -91,13 +92,16 @@ interface StandaloneStreams {
 const WRITE_EVERY_MS = 20;
 const BUSY_AT = 0.5;
 const BUSY_SAMPLE_MS = 100;
-let loopSample = { elu: performance.eventLoopUtilization(), at: 0, busy: false };
+// Taken from the first write on, not at import (the first covers the time since the process started): reading the
+// event loop's use loads perf_hooks, which serve does not need before its tools/list answer.
+let loopSample: { elu: EventLoopUtilization; at: number; busy: boolean } | undefined;
 
 function writeDelay(): number {
   const now = performance.now();
-  if (now - loopSample.at >= BUSY_SAMPLE_MS) {
+  if (!loopSample || now - loopSample.at >= BUSY_SAMPLE_MS) {
     const elu = performance.eventLoopUtilization();
-    loopSample = { elu, at: now, busy: performance.eventLoopUtilization(elu, loopSample.elu).utilization >= BUSY_AT };
+    const since = loopSample ? performance.eventLoopUtilization(elu, loopSample.elu) : elu;
+    loopSample = { elu, at: now, busy: since.utilization >= BUSY_AT };
   }
   return loopSample.busy ? WRITE_EVERY_MS : 0;
 }

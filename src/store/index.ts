@@ -4,4 +4,3 @@ export { rotateSecrets } from './rotate.js';
 export { migrateStore, type MigrateResult } from './schema.js';
 export { copyStore, COPIED_TABLES, SKIPPED_TABLES, type CopiedTable, type CopyResult } from './copy.js';
 export * from './types.js';
-export { EVERYONE, ownEvents, ownedConsumer, PERSONAL_OWNER, type Owner } from './owner.js';

@@ -10,6 +10,8 @@ export * from './types/triggers.js';
 export * from './types/short-lived.js';
 export * from './types/team.js';
 export type { StoreHealth } from './health.js';
+// Owners belong to the contract, and importing them loads no adapter (the stdio server answers tools/list before one loads).
+export { EVERYONE, ownEvents, ownedConsumer, PERSONAL_OWNER, type Owner } from './owner.js';
 
 /** What every store adapter (SQLite, PostgreSQL) offers. */
 export interface Store {

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { examples, note, type CliKit } from '../cli-text.js';
 import type { Config } from '../config.js';
-import { FULL_SCOPE, READ_SCOPE } from './scopes.js';
-import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE } from './tokens.js';
+import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE, FULL_SCOPE, READ_SCOPE } from './scopes.js';
 
 /** With --sandbox, the sandbox's own store, which holds its sample people (sbx-octocat, avery@contoso.example). */
 const onStore = (cli: CliKit, opts: Record<string, unknown>, run: (config: Config) => Promise<void>) => cli.withConfig(opts, run, { standIns: false, people: true });

@@ -3,8 +3,8 @@ import { InputError } from '../errors.js';
 import type { PersonalToken, TeamUser } from '../store/types.js';
 import { findUser, formatTable, withStore } from './commands.js';
 import { didYouMean } from '../suggest.js';
-import { FULL_SCOPE, READ_SCOPE, TEAM_SCOPES } from './scopes.js';
-import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE, newPersonalToken } from './tokens.js';
+import { DEFAULT_TOKEN_EXPIRY, DEFAULT_TOKEN_SCOPE, FULL_SCOPE, READ_SCOPE, TEAM_SCOPES } from './scopes.js';
+import { newPersonalToken } from './tokens.js';
 
 /** `switchboard tokens create|list|revoke`: personal access tokens for agents that cannot sign in. */
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { PersonalTokenStore, TeamUserStore } from '../store/types.js';
 import type { Verified } from './resource.js';
-import { mayRead, READ_SCOPE } from './scopes.js';
+import { mayRead } from './scopes.js';
 
 /*
  * Personal access tokens: made on the command line for an agent that cannot sign in, each standing for one person.
@@ -10,9 +10,6 @@ import { mayRead, READ_SCOPE } from './scopes.js';
  */
 
 export const PERSONAL_TOKEN_PREFIX = 'sbp_';
-/** Least privilege unless asked: an agent that only reads cannot be made to change anything. */
-export const DEFAULT_TOKEN_SCOPE = READ_SCOPE;
-export const DEFAULT_TOKEN_EXPIRY = '90d';
 const PERSONAL_TOKEN = /^sbp_[A-Za-z0-9_-]{43}$/;
 
 /** A use is recorded at most this often per token, so a busy agent does not write to the store on every call. */

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 /** Triggers, their events and forwards, and the work instances claim for them. */
 
 export type TriggerStatus = 'active' | 'failing';
@@ -38,7 +36,8 @@ export interface TriggerSecrets {
 
 /** A new trigger id, for a trigger whose set-up needs its id before it is stored (a webhook URL names it). */
 export function newTriggerId(): string {
-  return 'trg_' + randomBytes(8).toString('hex');
+  // Web Crypto rather than an import of node:crypto: this module is read on every start, before crypto is needed.
+  return 'trg_' + Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex');
 }
 
 export interface NewTrigger {
