@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import * as z from 'zod/v4';
+import { didYouMean } from './suggest.js';
 import { InputError } from './errors.js';
 import { fillMissing, type Lenient } from './missing-fields.js';
 import { checkArguments } from './nesting.js';
@@ -134,6 +135,11 @@ export function parseInput<I extends ObjectSchema>(schema: I, args: unknown, pre
   const lines = parsed.error.issues.map((issue) => {
     const path = [prefix, ...issue.path].filter((p) => p !== undefined).join('.') || '(arguments)';
     if (issue.code === 'unrecognized_keys') return `${path}: unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}; remove them`;
+    if (issue.code === 'invalid_value') {
+      const typed = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key], args);
+      const choices = issue.values.filter((v): v is string => typeof v === 'string');
+      if (typeof typed === 'string') return `${path}: ${issue.message}${didYouMean(typed, choices)}`;
+    }
     return `${path}: ${issue.message}`;
   });
   const first = [prefix, ...(parsed.error.issues[0]?.path ?? [])].filter((p) => p !== undefined).join('.');

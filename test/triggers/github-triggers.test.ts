@@ -254,6 +254,14 @@ describe('GitHub webhook triggers, end to end through the sandbox', () => {
     expect(await h.store.hooks.find('github', (await h.store.accounts.find('sample', 'github'))!.id, `repo:${REPO}`)).toBeUndefined();
   });
 
+  it('a mistyped kind is refused with the nearest kind, and nothing is asked of GitHub', async () => {
+    const before = (await h.store.triggers.list()).length;
+    const text = await h.fails('triggers_create', { kind: 'github.new_isue', account: 'sample', config: { repo: REPO } });
+    expect(text).toMatch(/^Invalid arguments:\n- kind: .*Did you mean "github\.new_issue"\?$/m);
+    expect(await h.fails('triggers_create', { kind: 'nothing-alike-at-all', account: 'sample', config: { repo: REPO } })).not.toMatch(/Did you mean/);
+    expect((await h.store.triggers.list()).length).toBe(before);
+  });
+
   it('without a public URL refuses a webhook kind with how to get one, and stores nothing; mode "poll" works instead', async () => {
     h.deps.triggers!.publicUrl = undefined;
     const before = (await h.store.triggers.list()).length;
