@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { rawToolCall } from './wire.js';
 
-export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../dist/bin/switchboard.js', import.meta.url));
 
 /** Reads the sandbox banner's "<provider> sandbox at <url>" lines and the HTTP listener's MCP URL from stderr. */
 function watchStderr(stream) {

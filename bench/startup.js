@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fmt, summary } from './stats.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bin/switchboard.js', import.meta.url));
 
 /** A bare SDK server with one tool: what any Node MCP server pays to start, measured the same way. */
 const BASELINE = `

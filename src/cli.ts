@@ -159,10 +159,10 @@ async function withConfig(opts: Record<string, unknown>, run: (config: Config) =
 
 /** How a person runs this CLI again: `switchboard` when installed on PATH, else node and the script. */
 function cliInvocation(): string {
-  const script = process.argv[1] ?? 'dist/cli.js';
+  const script = process.argv[1] ?? join('dist', 'bin', 'switchboard.js');
   if (/(^|[/\\])switchboard$/.test(script)) return 'switchboard';
   const local = relative(process.cwd(), script);
-  if (local === join('dist', 'cli.js')) return 'npx switchboard';
+  if (local === join('dist', 'bin', 'switchboard.js')) return 'npx switchboard';
   return `node ${local && !local.startsWith('..') ? local : script}`;
 }
 

@@ -8,7 +8,7 @@ export interface ServerCommand {
   name: string;
   /** Absolute path of the node binary: desktop apps do not see the shell's PATH. */
   node: string;
-  /** Absolute path of this install's dist/cli.js. */
+  /** Absolute path of this install's dist/bin/switchboard.js. */
   cli: string;
   /** Arguments after `serve`. */
   serveArgs: string[];

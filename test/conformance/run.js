@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { baselineFile, compare, conformanceNode, counts, readBaseline, REASONS, REVISIONS, runSuite, writeBaseline } from './suite.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/bin/switchboard.js', import.meta.url));
 
 const { values } = parseArgs({
   options: {
