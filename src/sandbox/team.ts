@@ -3,8 +3,8 @@ import type { Config } from '../config.js';
 import type { TeamRule } from '../contracts/team.js';
 import { EVERYONE, PERSONAL_OWNER } from '../store/index.js';
 import type { Store, TeamSignIn } from '../store/types.js';
-import { USERS } from './github.data.js';
-import { USER } from './outlook.data.js';
+import { USERS } from './github/data.js';
+import { USER } from './outlook/data.js';
 
 /**
  * Team mode in the sandbox: its stand-in GitHub and Microsoft sign in one sample person each, and those two are the

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { projectsOf } from '../../src/sandbox/github.projects.js';
+import { projectsOf } from '../../src/sandbox/github/projects.js';
 import type { Harness } from '../harness.js';
 import { REPO_PATH, checkSizes, expectNoMisses, helloWorld, lines, sent, startWorkHarness } from './github-work.helpers.js';
 

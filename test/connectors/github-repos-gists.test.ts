@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { gistsOf } from '../../src/sandbox/github.gists.js';
+import { gistsOf } from '../../src/sandbox/github/gists.js';
 import type { Harness } from '../harness.js';
 import { expectNoMisses, lastRequest, lines, received, resetGithub, startReposHarness } from './github-repos.helpers.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { commit, history } from '../../src/sandbox/github.git.js';
+import { commit, history } from '../../src/sandbox/github/git.js';
 import type { Harness } from '../harness.js';
 import { OWNER, REPO, REPO_PATH, expectNoMisses, headOf, lastRequest, lines, received, resetGithub, startReposHarness } from './github-repos.helpers.js';
 

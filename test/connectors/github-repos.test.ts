@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, parseLink } from '../../src/connectors/github/common.js';
-import { blobSha } from '../../src/sandbox/github.git.js';
+import { blobSha } from '../../src/sandbox/github/git.js';
 import { githubExamples } from '../contract/github-examples.js';
 import type { Harness } from '../harness.js';
 import { OWNER, REPO, REPO_PATH, b64, expectNoMisses, fileOn, lastRequest, lines, received, resetGithub, startReposHarness } from './github-repos.helpers.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { actionsOf } from '../../src/sandbox/github.actions.js';
+import { actionsOf } from '../../src/sandbox/github/actions.js';
 import type { Harness } from '../harness.js';
 import { REPO_PATH, checkSizes, expectNoMisses, helloWorld, lines, sent, startWorkHarness } from './github-work.helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OUTLOOK_PERSONAL_TOKEN, SANDBOX_TOKENS } from '../../src/sandbox/index.js';
-import { buildContact } from '../../src/sandbox/outlook.calendar.js';
+import { buildContact } from '../../src/sandbox/outlook/calendar.js';
 import { startHarness, type Harness } from '../harness.js';
 
 // Outlook contact tools: create, find (by email, by name, bounded), list (paged), update; shared mailboxes,

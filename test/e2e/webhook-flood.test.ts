@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startHttpListener } from '../../src/mcp/http.js';
-import { hookSide } from '../../src/sandbox/github.hooks.js';
+import { hookSide } from '../../src/sandbox/github/hooks.js';
 import { SANDBOX_TOKENS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { exited, runCli, startHttpServe } from './cli.js';
 

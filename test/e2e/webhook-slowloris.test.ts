@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
 import examples from '@octokit/webhooks-examples' with { type: 'json' };
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hookSide, settleWebhooks } from '../../src/sandbox/github.hooks.js';
+import { hookSide, settleWebhooks } from '../../src/sandbox/github/hooks.js';
 import { SANDBOX_TOKENS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { exited, runCli, startHttpServe } from './cli.js';
 

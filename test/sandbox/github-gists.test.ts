@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_TOKENS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { emptyRepo } from '../../src/sandbox/github.data.js';
+import { emptyRepo } from '../../src/sandbox/github/data.js';
 import { client } from './http.js';
 
 /** The GitHub sandbox routes behind the repository and gist tools: gists, org repositories, raw and sha media types, paging. */

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from '../../src/sandbox/github.graphql.js';
-import { dateMatches, parseQuery } from '../../src/sandbox/github.search.js';
+import { parse } from '../../src/sandbox/github/graphql.js';
+import { dateMatches, parseQuery } from '../../src/sandbox/github/search.js';
 import { SANDBOX_TOKENS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { client } from './http.js';
 

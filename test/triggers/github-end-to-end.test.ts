@@ -1,6 +1,6 @@
 import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settleWebhooks } from '../../src/sandbox/github.hooks.js';
+import { settleWebhooks } from '../../src/sandbox/github/hooks.js';
 import { startHarness, type Harness } from '../harness.js';
 
 let h: Harness;
