@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest } from '../server.js';
-import type { GhRepo, GithubState } from './index.js';
+import type { GhRepo, GithubState } from './state.js';
 import { treeSha } from './git.js';
 import { GhError, ctxOf, findRepo, minimalRepo, missingField, notFound, nowIso, paginate, permissionsOf, repoUrl, roleOf, simpleUser, type Ctx } from './render.js';
 import { dateMatches } from './search.js';

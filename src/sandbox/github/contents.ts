@@ -1,5 +1,5 @@
 import type { SandboxResponse } from '../server.js';
-import type { GhRepo } from './index.js';
+import type { GhRepo } from './state.js';
 import { commit, resolveRef, treeSha, type GitCommit } from './git.js';
 import { GhError, missingField, notFound, nowIso, renderCommit, repoUrl, type Ctx } from './render.js';
 import { header, isObject } from '../util.js';

@@ -1,4 +1,4 @@
-import type { GhIssue, GhLabel, GhRepo, GhUser, GithubState } from './index.js';
+import type { GhIssue, GhLabel, GhRepo, GhUser, GithubState } from './state.js';
 import { commit, type GitStore } from './git.js';
 
 /** Sample GitHub world: user sbx-octocat, two friends, org sbx-org, three repositories. */

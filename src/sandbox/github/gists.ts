@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import type { GithubState } from './index.js';
+import type { GithubState } from './state.js';
 import { GhError, ctxOf, list, notFound, nowIso, simpleUser, validationFailed, type Ctx } from './render.js';
 import { hexId, isObject, sha1 } from '../util.js';
 

@@ -1,8 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import type { GhRepo, GithubState } from './index.js';
+import type { GhRepo, GithubState } from './state.js';
 import { ctxOf, findRepo, list, notFound, nowIso, renderRepo, roleOf, simpleUser, validationFailed, type Ctx } from './render.js';
-import { polledRoutes } from './polled.js';
 import { isObject } from '../util.js';
 
 /**
@@ -309,7 +308,5 @@ export function hookRoutes(state: GithubState): Routes {
     routes[`GET ${prefix}/:hook_id/deliveries/:delivery_id`] = api.delivery;
     routes[`POST ${prefix}/:hook_id/deliveries/:delivery_id/attempts`] = api.redeliver;
   }
-  return { ...routes, ...polledRoutes(state) };
+  return routes;
 }
-
-/* ---------- Endpoints of the polled trigger kinds ---------- */

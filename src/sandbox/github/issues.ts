@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest } from '../server.js';
-import type { GhIssue, GhRepo, GithubState, RepoRole } from './index.js';
+import type { GhIssue, GhRepo, GithubState, RepoRole } from './state.js';
 import {
   GhError,
   assignable,

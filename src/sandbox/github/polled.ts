@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest } from '../server.js';
-import type { GhRepo, GithubState } from './index.js';
+import type { GhRepo, GithubState } from './state.js';
 import { GhError, ctxOf, findRepo, list, notFound, nowIso, renderRepo, simpleUser, validationFailed, type Ctx } from './render.js';
 import { hasScope, hookSide, same, type SbxThread } from './hooks.js';
 import { isObject } from '../util.js';

@@ -1,5 +1,5 @@
 import type { Routes } from '../server.js';
-import type { GhIssue, GhRepo, GithubState } from './index.js';
+import type { GhIssue, GhRepo, GithubState } from './state.js';
 import { GqlError, runGraphql, type GqlObject } from './graphql.js';
 import { roleOf } from './render.js';
 import { isObject } from '../util.js';

@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest } from '../server.js';
-import type { GhIssue, GhRepo, GhReview, GithubState } from './index.js';
+import type { GhIssue, GhRepo, GhReview, GithubState } from './state.js';
 import { aheadOf, commit, diffTrees, mergeBase, mergeTrees } from './git.js';
 import {
   GhError,

@@ -1,5 +1,5 @@
 import type { SandboxRequest, SandboxResponse } from '../server.js';
-import type { GhIssue, GhLabel, GhRepo, GhUser, GithubState, RepoRole } from './index.js';
+import type { GhIssue, GhLabel, GhRepo, GhUser, GithubState, RepoRole } from './state.js';
 import { treeSha, type GitCommit } from './git.js';
 import { intParam, originOf } from '../util.js';
 

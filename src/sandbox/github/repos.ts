@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import type { GhRepo, GithubState } from './index.js';
+import type { GhRepo, GithubState } from './state.js';
 import { emptyRepo } from './data.js';
 import { getContents, writeContents } from './contents.js';
 import { commit, diffTrees, history, resolveRef } from './git.js';

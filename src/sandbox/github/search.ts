@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest } from '../server.js';
-import type { GhIssue, GhRepo, GithubState } from './index.js';
+import type { GhIssue, GhRepo, GithubState } from './state.js';
 import { GhError, ctxOf, paginate, renderIssue, roleOf, validationFailed } from './render.js';
 
 /** GET /search/issues with a small query parser: repo:, org:/user:, is:, state:, type:, label:, author:, assignee:, mentions:, no:, created:/updated:, free text. */
