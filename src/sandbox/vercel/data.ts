@@ -1,4 +1,4 @@
-import type { VercelDeployment, VercelDomain, VercelEnv, VercelProject, VercelState, VercelTeam } from './index.js';
+import type { VercelDeployment, VercelDomain, VercelEnv, VercelProject, VercelState, VercelTeam } from './state.js';
 import { hexId } from '../util.js';
 
 /** Sample Vercel account: user sbx-vercel with a personal project, team `team_sbx` with a team project. */

@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import { VercelError, badRequest, planOf, scopeOf, type ReadyState, type VercelDeployment, type VercelState } from './index.js';
+import { VercelError, badRequest, inspectorUrl, planOf, scopeOf, type ReadyState, type VercelDeployment, type VercelState } from './state.js';
 import { emitDeploymentEvents, type DeliveryResult, type DeploymentEvent } from './webhooks.js';
 import { hexId, intParam, isObject } from '../util.js';
 
@@ -41,11 +41,6 @@ function renderDeploymentItem(state: VercelState, d: VercelDeployment) {
 function creatorOf(state: VercelState, d: VercelDeployment) {
   const m = state.teams.flatMap((t) => t.members).find((x) => x.uid === d.creatorUid);
   return { uid: d.creatorUid, email: m?.email ?? state.user.email, username: m?.username ?? state.user.username };
-}
-
-export function inspectorUrl(state: VercelState, d: VercelDeployment): string {
-  const slug = state.teams.find((t) => t.id === d.ownerId)?.slug ?? state.user.username;
-  return `https://vercel.com/${slug}/${d.name}/${d.uid.replace(/^dpl_/, '')}`;
 }
 
 export function renderDeployment(state: VercelState, d: VercelDeployment) {

@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import { VercelError, badRequest, notFound, planOf, scopeOf, type VercelDeployment, type VercelDomain, type VercelEnv, type VercelProject, type VercelProjectDomain, type VercelState } from './index.js';
+import { VercelError, badRequest, notFound, planOf, scopeOf, type VercelDeployment, type VercelDomain, type VercelEnv, type VercelProject, type VercelProjectDomain, type VercelState } from './state.js';
 import { hexId, intParam, isObject } from '../util.js';
 
 /** Vercel projects, their environment variables and domains, and account domains. */

@@ -1,8 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import type { Routes, SandboxRequest } from '../server.js';
-import { inspectorUrl } from './deployments.js';
-import { VercelError, badRequest, planOf, scopeOf, type VercelDeployment, type VercelState, type VercelWebhook, type VercelWebhookDelivery } from './index.js';
+import { VercelError, badRequest, inspectorUrl, planOf, scopeOf, type VercelDeployment, type VercelState, type VercelWebhook, type VercelWebhookDelivery } from './state.js';
 import { hexId, isObject } from '../util.js';
 
 /**
