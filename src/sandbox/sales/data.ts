@@ -1,4 +1,4 @@
-import type { SalesCompany, SalesPerson } from './index.js';
+import type { SalesCompany, SalesPerson } from './state.js';
 
 /** Sample B2B data: six companies and the people working there. */
 

@@ -1,11 +1,11 @@
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import { MAX_BULK, SalesError, creditsLeft, charge, matchCompany, matchPerson, tryCharge, type Lookup, type SalesCompany, type SalesPerson, type SalesState } from './common.js';
+import { MAX_BULK, SalesError, creditsLeft, charge, matchCompany, matchPerson, tryCharge, type Lookup, type SalesCompany, type SalesPerson, type SalesState } from './state.js';
 import { COMPANIES, PEOPLE } from './data.js';
 import { prospectingRoutes } from './prospecting.js';
 import { v2Routes } from './v2.js';
 import { header, isObject, withMiddleware } from '../util.js';
 
-export type { SalesCompany, SalesPerson, SalesState } from './common.js';
+export type { SalesCompany, SalesPerson, SalesState } from './state.js';
 
 /**
  * B2B enrichment stand-in, Lusha-style: the key goes in the `api_key` header. It speaks two dialects:

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import { SalesError, charge, lower, normDomain, type SalesCompany, type SalesPerson, type SalesState } from './common.js';
+import { SalesError, charge, lower, normDomain, type SalesCompany, type SalesPerson, type SalesState } from './state.js';
 import { isObject } from '../util.js';
 
 /**

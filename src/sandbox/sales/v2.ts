@@ -1,5 +1,5 @@
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import { MAX_BULK, SalesError, charge, matchCompany, matchPerson, tryCharge, type SalesCompany, type SalesPerson, type SalesState } from './common.js';
+import { MAX_BULK, SalesError, charge, matchCompany, matchPerson, tryCharge, type SalesCompany, type SalesPerson, type SalesState } from './state.js';
 import { isObject } from '../util.js';
 
 /**
