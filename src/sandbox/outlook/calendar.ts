@@ -1,74 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Routes, SandboxHandler, SandboxRequest } from '../server.js';
 import { PERSONAL_CONTACTS, PERSONAL_EVENTS, PERSONAL_USER, SHARED_CALENDARS, STANDUP, TEAM_CALENDAR, type ContactSeed } from './calendar.data.js';
-import { buildContact, contactRoutes, type GraphContact } from './contacts.js';
+import { buildContact, contactRoutes } from './contacts.js';
 import { CATEGORIES, CONTACTS, EVENTS, MAILBOXES, SCHEDULES, type EventSeed } from './data.js';
-import { buildEvent, changeOccurrence, eventRoutes, type GraphCalendar, type GraphEvent } from './events.js';
+import { buildEvent, changeOccurrence, eventRoutes } from './events.js';
 import { GraphError, nextGraphId } from './query.js';
 import { scheduleRoutes } from './schedule.js';
+import type { CalendarOwner, CalendarState, GraphCalendar, GraphContact, GraphEvent, ScheduleItem } from './state.js';
 import { DAY, HOUR, graphDateTime } from './time.js';
 import { bearerToken, isObject } from '../util.js';
 
 /**
  * Graph calendar, free/busy, contacts and categories, sharing the Outlook sandbox state. Events live in
  * events.ts (series in recurrence.ts, zones in time.ts), contacts in contacts.ts,
- * getSchedule and findMeetingTimes in schedule.ts; this file holds the state, whose calendar a request
- * reaches (/me, /users/{id}, or the personal account's own), and the seed.
+ * getSchedule and findMeetingTimes in schedule.ts; the state's shape is in state.ts; this file
+ * holds whose calendar a request reaches (/me, /users/{id}, or the personal account's own), and the seed.
  */
 
 export { buildContact } from './contacts.js';
-
-export interface OutlookCategory {
-  id: string;
-  displayName: string;
-  color: string;
-}
-/** A free/busy block of someone else's calendar (ISO UTC instants). */
-export interface ScheduleItem {
-  status: 'free' | 'tentative' | 'busy' | 'oof' | 'workingElsewhere';
-  subject: string;
-  start: string;
-  end: string;
-}
-
-/** A mailbox whose calendars and contacts the sandbox holds. */
-export interface CalendarOwner {
-  id: string;
-  displayName: string;
-  mail: string;
-  /** Whether the signed-in work user may open it as /users/{id}/... (a shared mailbox with delegated access). */
-  delegated: boolean;
-  /** A personal Microsoft account: no getSchedule, no findMeetingTimes, no other users' mailboxes. */
-  personal: boolean;
-  calendars: GraphCalendar[];
-  events: GraphEvent[];
-  contacts: GraphContact[];
-}
-
-export interface PersonalAccount extends CalendarOwner {
-  userPrincipalName: string;
-  /** The bearer token that signs in as this account. */
-  token: string;
-}
-
-export interface CalendarState {
-  seq: number;
-  user: { id: string; displayName: string; mail: string; userPrincipalName?: string };
-  /** Bearer tokens the sandbox accepts; seedCalendar adds the personal account's. */
-  tokens: Set<string>;
-  /** The signed-in user's default calendar. */
-  events: GraphEvent[];
-  contacts: GraphContact[];
-  categories: OutlookCategory[];
-  /** Colleagues' free/busy by address, answered by getSchedule. */
-  schedules: Record<string, ScheduleItem[]>;
-  /** Set by seedCalendar: the signed-in user's calendars (the default first), events in others carry `_calendarId`. */
-  calendars?: GraphCalendar[];
-  /** Set by seedCalendar: calendars and contacts of the shared mailboxes (MAILBOXES). */
-  sharedCalendars?: CalendarOwner[];
-  /** Set by seedCalendar: the personal account that OUTLOOK_PERSONAL_TOKEN signs in as. */
-  personal?: PersonalAccount;
-}
 
 /** A personal Microsoft account's token: its calendar and contacts work, getSchedule and findMeetingTimes do not. */
 export const OUTLOOK_PERSONAL_TOKEN = 'sbx-outlook-personal-0001';

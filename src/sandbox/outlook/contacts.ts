@@ -1,12 +1,10 @@
 import type { Routes, SandboxRequest } from '../server.js';
-import type { CalendarOwner, CalendarState } from './calendar.js';
+import type { CalendarOwner, CalendarState, GraphContact } from './state.js';
 import { forMeAndUsers, notFound } from './events.js';
 import { GraphError, applySelect, listResponse, nextGraphId, parseSelect, type Person } from './query.js';
 import { hexId, isObject } from '../util.js';
 
 /** Graph contacts of one owner: list (filter by address with any()), get, create, update (collections replaced whole), delete. */
-
-export type GraphContact = Record<string, any> & { id: string; displayName: string; emailAddresses: Person[] };
 
 const CONTACT_DEFAULTS = {
   categories: [] as string[],

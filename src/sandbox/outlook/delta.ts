@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { GraphMessage, OutlookState } from './index.js';
-import { buildMessage, mailbox, renderMessage, resolveFolder, resolveFolderIn } from './mail.js';
+import type { GraphMessage, OutlookState } from './state.js';
+import { buildMessage, renderMessage } from './mail.js';
+import { mailbox, resolveFolder, resolveFolderIn } from './mailbox.js';
 import { GraphError, applySelect, graphError } from './query.js';
 import { messageCreated } from './subscriptions.js';
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';

@@ -1,18 +1,12 @@
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import type { CalendarOwner, CalendarState } from './calendar.js';
+import type { CalendarOwner, CalendarState, GraphEvent } from './state.js';
 import { GraphError, applySelect, listResponse, nextGraphId, parseSelect, stripHtml } from './query.js';
 import { checkRecurrence, expandSeries, type Recurrence } from './recurrence.js';
-import { DAY, graphDateTime, inZone, preferredZone, toUtcMs, type GraphDateTime } from './time.js';
+import { DAY, graphDateTime, inZone, preferredZone, toUtcMs } from './time.js';
 import { hexId, isObject, queryParam } from '../util.js';
 
 /** Graph events of one owner: create (transactionId), get, update, delete, calendarView with series expanded, instances. */
 
-export type GraphEvent = Record<string, any> & { id: string; subject: string; start: GraphDateTime; end: GraphDateTime; showAs: string };
-export interface GraphCalendar {
-  id: string;
-  name: string;
-  isDefaultCalendar: boolean;
-}
 
 const badRequest = (message: string) => new GraphError(400, 'ErrorInvalidRequest', message);
 export const notFound = () => new GraphError(404, 'ErrorItemNotFound', 'The specified object was not found in the store.');

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import type { MailFolder, OutlookState } from './index.js';
-import { boxContext, inEveryMailbox, invalidRequest, listMessages, mailbox, resolveFolderIn, type Box } from './mail.js';
+import type { MailFolder, OutlookState } from './state.js';
+import { listMessages } from './mail.js';
+import { boxContext, inEveryMailbox, invalidRequest, mailbox, resolveFolderIn, type Box } from './mailbox.js';
 import { GraphError, applySelect, listResponse, nextGraphId, parseSelect } from './query.js';
 import { isObject, queryParam } from '../util.js';
 

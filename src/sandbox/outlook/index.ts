@@ -1,92 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Routes, SandboxResponse } from '../server.js';
 import { controlRoutes, deltaRoutes } from './delta.js';
-import { calendarRoutes, seedCalendar, withPersonalAccount, type CalendarState, type OutlookCategory } from './calendar.js';
+import { calendarRoutes, seedCalendar, withPersonalAccount } from './calendar.js';
 import { FOLDERS, MAILBOXES, MESSAGES, USER, type MessageSeed } from './data.js';
 import { folderRoutes } from './folders.js';
 import { buildMessage, mailRoutes } from './mail.js';
-import { GraphError, graphError, nextGraphId, wantsTextBody, type Person, type Recipient } from './query.js';
+import { GraphError, graphError, nextGraphId, wantsTextBody, type Person } from './query.js';
+import { OUTLOOK_SAMPLE_TOKEN, type MailFolder, type OutlookState } from './state.js';
 import { subscriptionControlRoutes, subscriptionRoutes } from './subscriptions.js';
 import { hexId, withMiddleware } from '../util.js';
 
-/** Microsoft Graph v1.0 stand-in: state and auth here; mail in mail.ts and folders.ts, calendar and contacts in calendar.ts. */
+/** Microsoft Graph v1.0 stand-in: auth and the seeded state here; mail in mail.ts and folders.ts, calendar and contacts in calendar.ts, the state's shape in state.ts. */
 
-export interface GraphMessage {
-  id: string;
-  createdDateTime: string;
-  lastModifiedDateTime: string;
-  changeKey: string;
-  categories: string[];
-  receivedDateTime: string;
-  sentDateTime: string;
-  hasAttachments: boolean;
-  internetMessageId: string;
-  subject: string;
-  bodyPreview: string;
-  importance: 'low' | 'normal' | 'high';
-  parentFolderId: string;
-  conversationId: string;
-  isDeliveryReceiptRequested: boolean;
-  isReadReceiptRequested: boolean;
-  isRead: boolean;
-  isDraft: boolean;
-  webLink: string;
-  inferenceClassification: 'focused' | 'other';
-  body: { contentType: 'html' | 'text'; content: string };
-  sender: Recipient | null;
-  from: Recipient | null;
-  toRecipients: Recipient[];
-  ccRecipients: Recipient[];
-  bccRecipients: Recipient[];
-  replyTo: Recipient[];
-  flag: { flagStatus: 'notFlagged' | 'flagged' | 'complete' };
-}
-export interface MailFolder {
-  id: string;
-  displayName: string;
-  parentFolderId: string;
-  isHidden: boolean;
-}
-export interface FileAttachment {
-  '@odata.type': '#microsoft.graph.fileAttachment';
-  id: string;
-  lastModifiedDateTime: string;
-  name: string;
-  contentType: string;
-  size: number;
-  isInline: boolean;
-  contentId: string | null;
-  contentLocation: string | null;
-  contentBytes: string;
-}
-export interface SharedMailbox {
-  id: string;
-  displayName: string;
-  mail: string;
-  /** Whether the signed-in user was granted access to this mailbox. */
-  delegated: boolean;
-  messages: GraphMessage[];
-  /** The mailbox's own folders, well-known names and master categories. */
-  folders: MailFolder[];
-  wellKnownFolders: Record<string, string>;
-  categories: OutlookCategory[];
-}
-
-export interface OutlookState extends CalendarState {
-  /** Bearer tokens this sandbox accepts; all act as `user` except the personal account's (OUTLOOK_PERSONAL_TOKEN, see calendar.ts). */
-  tokens: Set<string>;
-  user: typeof USER;
-  folders: MailFolder[];
-  /** Well-known folder name (inbox, sentitems, ...) → folder id. */
-  wellKnownFolders: Record<string, string>;
-  messages: GraphMessage[];
-  /** File attachments by message id. */
-  attachments: Record<string, FileAttachment[]>;
-  mailboxes: SharedMailbox[];
-  seq: number;
-}
-
-export const OUTLOOK_SAMPLE_TOKEN = 'sbx-outlook-token-0001';
+export { OUTLOOK_SAMPLE_TOKEN, type OutlookState } from './state.js';
 
 export function createOutlookState(options: { now?: Date } = {}): OutlookState {
   const now = options.now ?? new Date();

@@ -1,6 +1,6 @@
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
-import type { CalendarOwner, CalendarState, ScheduleItem } from './calendar.js';
-import { instancesBetween, type GraphEvent } from './events.js';
+import type { CalendarOwner, CalendarState, GraphEvent, ScheduleItem } from './state.js';
+import { instancesBetween } from './events.js';
 import { GraphError } from './query.js';
 import { inZone, preferredZone, toIso, toUtcMs } from './time.js';
 import { isObject } from '../util.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { GraphMessage, OutlookState } from './index.js';
-import { mailbox, resolveFolderIn } from './mail.js';
+import type { GraphMessage, OutlookState } from './state.js';
+import { mailbox, resolveFolderIn } from './mailbox.js';
 import { GraphError, graphError } from './query.js';
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
 import { isObject, originOf } from '../util.js';
