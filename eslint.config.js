@@ -30,7 +30,7 @@ function unitGraph() {
   return unitImports;
 }
 
-/** The shortest chain of unit imports from `from` to `to`, or undefined when there is none. */
+/** The shortest chain of imports in `graph` (units or files) from `from` to `to`, or undefined when there is none. */
 function chain(graph, from, to) {
   const previous = new Map([[from, undefined]]);
   for (const queue = [from]; queue.length; ) {
@@ -64,6 +64,56 @@ const noFolderCycle = {
       if (!target?.startsWith(SRC + sep) || unitOf(target) === unitOf(file)) return;
       const back = chain(unitGraph(), unitOf(target), unitOf(file));
       if (back) context.report({ node, messageId: 'circle', data: { circle: [unitOf(file), ...back].join(' → ') } });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
+/** Folders of src inside which no import may go round in a circle between files either: the sandbox's many files per provider. */
+const FILE_CYCLE_FOLDERS = ['sandbox'];
+
+/** The folder of FILE_CYCLE_FOLDERS that holds `file`, or undefined. */
+const fileCycleFolderOf = (file) => FILE_CYCLE_FOLDERS.find((folder) => file.startsWith(join(SRC, folder) + sep));
+
+let fileImports;
+/** Which files each file of FILE_CYCLE_FOLDERS imports within its own folder, read once per lint run (static, type and dynamic imports). */
+function fileGraph() {
+  if (fileImports) return fileImports;
+  fileImports = new Map();
+  for (const folder of FILE_CYCLE_FOLDERS) {
+    for (const entry of readdirSync(join(SRC, folder), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+      const file = join(entry.parentPath, entry.name);
+      const targets = new Set();
+      for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+        const target = importedFile(file, fileName);
+        if (target && fileCycleFolderOf(target) === folder) targets.add(target);
+      }
+      fileImports.set(file, targets);
+    }
+  }
+  return fileImports;
+}
+
+/** No import circle between the files of a folder in FILE_CYCLE_FOLDERS. */
+const noFileCycle = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      circle:
+        'This import closes an import circle between files: {{circle}}. Move what the files share (state types, a helper) into a file below them that imports none of them, e.g. the provider\'s state.ts, and let the folder\'s index.ts assemble the routes.',
+    },
+  },
+  create(context) {
+    const file = context.physicalFilename;
+    const folder = fileCycleFolderOf(file);
+    if (!folder) return {};
+    const check = (node) => {
+      const target = typeof node.source?.value === 'string' ? importedFile(file, node.source.value) : undefined;
+      if (!target || fileCycleFolderOf(target) !== folder) return;
+      const back = chain(fileGraph(), target, file);
+      if (back) context.report({ node, messageId: 'circle', data: { circle: [file, ...back].map((f) => relative(SRC, f)).join(' → ') } });
     };
     return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
   },
@@ -126,9 +176,10 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    plugins: { local: { rules: { 'no-folder-cycle': noFolderCycle, boundaries } } },
+    plugins: { local: { rules: { 'no-folder-cycle': noFolderCycle, 'no-file-cycle': noFileCycle, boundaries } } },
     rules: {
       'local/no-folder-cycle': 'error',
+      'local/no-file-cycle': 'error',
       'local/boundaries': 'error',
     },
   },
