@@ -1,26 +1,26 @@
 import { OAUTH_PROVIDERS, type OAuthProvider, type OAuthSettings } from '../config.js';
 import type { NewAccount, Provider } from '../store/types.js';
-import { GITHUB_SAMPLE_TOKEN, createGithubState, githubRoutes, type GithubState } from './github/index.js';
-import { OUTLOOK_SAMPLE_TOKEN, createOutlookState, outlookRoutes, type OutlookState } from './outlook/index.js';
+import { GITHUB_SAMPLE_TOKEN, createGithubState, githubRoutes, type GithubState } from './github/routes.js';
+import { OUTLOOK_SAMPLE_TOKEN, createOutlookState, outlookRoutes, type OutlookState } from './outlook/routes.js';
 import { createOAuthSandbox, SANDBOX_OAUTH_CLIENTS, TokenSet, type OAuthSandbox } from './oauth/state.js';
 import { OUTLOOK_PERSONAL_TOKEN } from './outlook/calendar.js';
 import { PERSONAL_USER } from './outlook/calendar.data.js';
-import { oauthRoutes } from './oauth/index.js';
-import { SALES_SAMPLE_KEY, createSalesState, salesRoutes, type SalesState } from './sales/index.js';
+import { oauthRoutes } from './oauth/routes.js';
+import { SALES_SAMPLE_KEY, createSalesState, salesRoutes, type SalesState } from './sales/routes.js';
 import type { Logger } from '../log.js';
 import { startSandboxServer, type SandboxRequest, type SandboxServer } from './server.js';
-import { VERCEL_SAMPLE_TOKEN, createVercelState, vercelRoutes, type VercelState } from './vercel/index.js';
+import { VERCEL_SAMPLE_TOKEN, createVercelState, vercelRoutes, type VercelState } from './vercel/routes.js';
 
 export { reportMiss, startSandboxServer, takeMisses, type Routes, type SandboxExchange, type SandboxHandler, type SandboxRequest, type SandboxResponse, type SandboxServer } from './server.js';
-export { createGithubState, githubEnterpriseRoutes, githubRoutes, type GithubState } from './github/index.js';
-export { createOutlookState, outlookRoutes, type OutlookState } from './outlook/index.js';
+export { createGithubState, githubEnterpriseRoutes, githubRoutes, type GithubState } from './github/routes.js';
+export { createOutlookState, outlookRoutes, type OutlookState } from './outlook/routes.js';
 export { deliverEmail, expireDeltaTokens, slowDelta } from './outlook/delta.js';
 export { dropNotifications, grantSubscriptionsFor, liveSubscriptions, sendLifecycle, settleNotifications, subscriptionSide, type SbxSubscription } from './outlook/subscriptions.js';
 export { OUTLOOK_PERSONAL_TOKEN } from './outlook/calendar.js';
-export { createSalesState, salesRoutes, type SalesState } from './sales/index.js';
-export { createVercelState, vercelRoutes, type VercelState } from './vercel/index.js';
+export { createSalesState, salesRoutes, type SalesState } from './sales/routes.js';
+export { createVercelState, vercelRoutes, type VercelState } from './vercel/routes.js';
 export { createOAuthSandbox, redirectUriRegistered, SANDBOX_OAUTH_CLIENTS, TokenSet, type OAuthSandbox, type SandboxClient } from './oauth/state.js';
-export { oauthRoutes } from './oauth/index.js';
+export { oauthRoutes } from './oauth/routes.js';
 
 /** Bearer tokens the sample accounts use at the Graph, GitHub and Vercel sandboxes. */
 export const SANDBOX_TOKENS = {

@@ -2,7 +2,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS, salesRoutes, type SandboxRequest, type SandboxResponse } from '../../src/sandbox/index.js';
-import type { SalesPerson } from '../../src/sandbox/sales/index.js';
+import type { SalesPerson } from '../../src/sandbox/sales/routes.js';
 import { buildTools } from '../../src/registry.js';
 import type { SqliteStore } from '../../src/store/index.js';
 import { startHarness, type Harness } from '../harness.js';
