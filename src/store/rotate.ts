@@ -3,8 +3,9 @@ import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSy
 import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
-import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, keyFromString, loadKey, NEXT_KEY_SUFFIX } from './crypto.js';
+import { keyFromString, loadKey, NEXT_KEY_SUFFIX } from './crypto.js';
 import { DB_FILE_NAME, openStore } from './db.js';
+import { newKeyCheck, reencryptSecret, SECRET_TABLES, SHORT_LIVED_TABLES, type Rekeying, type RotateCounts } from './rekeying.js';
 import { INSTANCE_LEASE_PREFIX } from './types.js';
 
 export interface RotateOptions {
@@ -21,54 +22,13 @@ export interface RotateOptions {
   beforeKeySwap?: () => void;
 }
 
-export interface RotateResult {
-  accounts: number;
-  triggers: number;
-  hooks: number;
-  /** Cached sales lookups dropped (their lookup keys are hashed with the old key and cannot be re-keyed). */
-  salesCache: number;
+export interface RotateResult extends RotateCounts {
   /** Where the new key is: the key file, or SWITCHBOARD_NEW_SECRET_KEY (then SWITCHBOARD_SECRET_KEY must be set to it). */
   newKeyIn: 'keyFile' | 'newSecretKey';
   keyFile: string;
   /** The key file that held the old key and is no longer used (when the new key is given in the environment). */
   staleKeyFile?: string;
 }
-
-export type RotateCounts = Pick<RotateResult, 'accounts' | 'triggers' | 'hooks' | 'salesCache'>;
-
-/** What a rotation needs of the database beneath a store, beyond the Store contract. */
-export interface Rekeying {
-  /** True while a server using this store keeps its presence lease (INSTANCE_LEASE_PREFIX) renewed. */
-  serverRunning(): Promise<boolean>;
-  /** In one transaction: every secret re-encrypted from `from` to `to`, the sales cache dropped, the key check replaced. */
-  reencrypt(from: Buffer, to: Buffer): Promise<RotateCounts>;
-  close(): Promise<void>;
-}
-
-/** Decrypts a secret with the current key, saying which row is damaged when it cannot. */
-export function reencryptSecret(row: { id: string; secret_enc: string }, what: string, from: Buffer, to: Buffer): string {
-  let plaintext: string;
-  try {
-    plaintext = decryptSecret(from, row.secret_enc, row.id);
-  } catch {
-    throw new InputError(`The secret of ${what} ${row.id} cannot be decrypted with the current key (it is damaged); nothing was changed.`);
-  }
-  return encryptSecret(to, plaintext, row.id);
-}
-
-export const SECRET_TABLES = [
-  ['accounts', 'account'],
-  ['triggers', 'trigger'],
-  ['hooks', 'webhook'],
-] as const;
-
-/**
- * Waiting sign-ins, web sessions and cut results: minutes or hours of use left, not worth carrying to the new key. The
- * team authorization server's records and keys go too: every token it issued stops working, and people sign in again.
- */
-export const SHORT_LIVED_TABLES = ['sign_in_states', 'web_sessions', 'continuations', 'team_records', 'team_keys'] as const;
-
-export const newKeyCheck = (key: Buffer) => encryptSecret(key, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD);
 
 /**
  * `switchboard secrets rotate`: re-encrypts every secret (accounts, triggers, hooks and the key check)
