@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import type Database from 'better-sqlite3';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { InputError } from '../errors.js';
 import { keyFromString, loadKey, NEXT_KEY_SUFFIX } from './crypto.js';
-import { DB_FILE_NAME, openStore } from './db.js';
-import { newKeyCheck, reencryptSecret, SECRET_TABLES, SHORT_LIVED_TABLES, type Rekeying, type RotateCounts } from './rekeying.js';
-import { INSTANCE_LEASE_PREFIX } from './types.js';
+import type { Rekeying, RotateCounts } from './rekeying.js';
+import { openSqliteRekeying } from './sqlite/rotate.js';
 
 export interface RotateOptions {
   dataDir: string;
@@ -94,40 +92,6 @@ export async function rotateSecrets(o: RotateOptions): Promise<RotateResult> {
   } finally {
     await store.close();
   }
-}
-
-async function openSqliteRekeying(o: RotateOptions): Promise<Rekeying> {
-  if (!existsSync(join(o.dataDir, DB_FILE_NAME))) {
-    throw new InputError(`There is no Switchboard store in ${o.dataDir}: nothing to rotate. (Set --data-dir or SWITCHBOARD_DATA_DIR to the store's directory.)`, 'data-dir');
-  }
-  const store = await openStore({ dataDir: o.dataDir, secretKey: o.secretKey });
-  return { ...sqliteRekeying(store.db), close: () => store.close() };
-}
-
-function sqliteRekeying(db: Database.Database): Omit<Rekeying, 'close'> {
-  return {
-    async serverRunning() {
-      return db.prepare('SELECT 1 FROM leases WHERE name LIKE ? AND expires_at > ?').get(`${INSTANCE_LEASE_PREFIX}%`, Date.now()) !== undefined;
-    },
-    async reencrypt(from, to) {
-      // Old ciphertext and dropped rows are overwritten with zeros rather than left in free pages.
-      db.pragma('secure_delete = ON');
-      return db
-        .transaction((): RotateCounts => {
-          const [accounts, triggers, hooks] = SECRET_TABLES.map(([table, what]) => {
-            const rows = db.prepare(`SELECT id, secret_enc FROM ${table} WHERE secret_enc IS NOT NULL`).all() as Array<{ id: string; secret_enc: string }>;
-            const update = db.prepare(`UPDATE ${table} SET secret_enc = ? WHERE id = ?`);
-            for (const row of rows) update.run(reencryptSecret(row, what, from, to), row.id);
-            return rows.length;
-          });
-          const salesCache = db.prepare('DELETE FROM sales_cache').run().changes;
-          for (const table of SHORT_LIVED_TABLES) db.prepare(`DELETE FROM ${table}`).run();
-          db.prepare("UPDATE meta SET value = ? WHERE key = 'key_check'").run(newKeyCheck(to));
-          return { accounts: accounts!, triggers: triggers!, hooks: hooks!, salesCache };
-        })
-        .immediate();
-    },
-  };
 }
 
 function writeDurably(file: string, text: string): void {

@@ -6,8 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/index.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS, openStore } from '../../src/store/index.js';
 import { CLI, runCli, serveStdioUntilExit, type CliResult } from './cli.js';
 
 // A process that fails to start must exit by itself: these wait for the exit, with a deadline far beyond the 2 s it needs.

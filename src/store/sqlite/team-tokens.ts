@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { newTokenId, toPersonalToken, TOKEN_COLUMNS, type PersonalTokenRow } from './team-rows.js';
-import type { PersonalTokenStore } from './types.js';
+import { newTokenId, toPersonalToken, TOKEN_COLUMNS, type PersonalTokenRow } from '../team-rows.js';
+import type { PersonalTokenStore } from '../types.js';
 
 /* Personal access tokens: the hash of each token, never the token; what a listing shows leaves the hash out. */
 

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { decryptSecret, encryptSecret, salesCacheKeys } from './crypto.js';
-import type { SalesCacheStore } from './types.js';
+import { decryptSecret, encryptSecret, salesCacheKeys } from '../crypto.js';
+import type { SalesCacheStore } from '../types.js';
 
 /**
  * Names, emails and phone numbers are personal data: each result is encrypted with the store key

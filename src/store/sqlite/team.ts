@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
-import { decryptSecret, encryptSecret } from './crypto.js';
-import { idHash } from './short-lived-rows.js';
-import { newUserId, sealRecord, TEAM_AAD, toRecord, toTeamUser, type RecordRow, type TeamUserRow } from './team-rows.js';
+import { decryptSecret, encryptSecret } from '../crypto.js';
+import { idHash } from '../short-lived-rows.js';
+import { newUserId, sealRecord, TEAM_AAD, toRecord, toTeamUser, type RecordRow, type TeamUserRow } from '../team-rows.js';
 import { sqliteTeamTokens } from './team-tokens.js';
-import type { AuthRecordStore, TeamKeyStore, TeamStore, TeamUserStore } from './types.js';
+import type { AuthRecordStore, TeamKeyStore, TeamStore, TeamUserStore } from '../types.js';
 
 /*
  * Team mode's rows: people who signed in (no secret in them), the authorization server's records (every id hashed,

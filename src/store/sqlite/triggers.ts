@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
-import { decryptSecret, encryptSecret } from './crypto.js';
-import { PERSONAL_OWNER, type Owner } from './owner.js';
+import { decryptSecret, encryptSecret } from '../crypto.js';
+import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import { TRIGGER_RUNS } from './work.js';
-import { toTrigger, type TriggerRow } from './rows.js';
-import { checkRefKey, countsByTrigger, FORWARD_WINDOW_MS, noAccount } from './trigger-rules.js';
-import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from './types.js';
+import { toTrigger, type TriggerRow } from '../rows.js';
+import { checkRefKey, countsByTrigger, FORWARD_WINDOW_MS, noAccount } from '../trigger-rules.js';
+import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 
 /** The triggers of the view's owner; every owner's when @owner is NULL. */
 const OWN = '(@owner IS NULL OR owner = @owner)';

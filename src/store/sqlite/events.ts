@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import { consumerOf, ownedConsumer, type Owner } from './owner.js';
-import { toEvent, type EventRow } from './rows.js';
-import type { ConsumerFailure, EventStore, TriggerEvent } from './types.js';
+import { consumerOf, ownedConsumer, type Owner } from '../owner.js';
+import { toEvent, type EventRow } from '../rows.js';
+import type { ConsumerFailure, EventStore, TriggerEvent } from '../types.js';
 
 /** The view owner's events; every owner's when @owner is NULL. */
 const OWN = '(@owner IS NULL OR owner = @owner)';

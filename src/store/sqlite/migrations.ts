@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { InputError } from '../errors.js';
-import { assertMigrationsOrdered, type MigrationResult } from './migration-rules.js';
+import { InputError } from '../../errors.js';
+import { assertMigrationsOrdered, type MigrationResult } from '../migration-rules.js';
 
 export interface Migration {
   version: number;

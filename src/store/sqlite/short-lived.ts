@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import { encryptSecret } from './crypto.js';
-import { AAD, idHash, toPendingSignIn, toWebSession, unseal, type WebSessionRow } from './short-lived-rows.js';
-import type { ContinuationStore, SignInStore, WebSessionStore } from './types.js';
+import { encryptSecret } from '../crypto.js';
+import { AAD, idHash, toPendingSignIn, toWebSession, unseal, type WebSessionRow } from '../short-lived-rows.js';
+import type { ContinuationStore, SignInStore, WebSessionStore } from '../types.js';
 
 /*
  * Sign-ins waiting for their redirect, web sessions and continuations of cut results: rows any process on the store
