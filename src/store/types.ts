@@ -1,5 +1,6 @@
 import type { AccountStore, HookStore, SalesCacheStore } from './types/accounts.js';
 import type { EventStore, TriggerStore, WorkStore } from './types/triggers.js';
+import type { LeaseStore } from './types/leases.js';
 import type { ContinuationStore, SignInStore, WebSessionStore } from './types/short-lived.js';
 import type { TeamStore } from './types/team.js';
 import type { StoreHealth } from './health.js';
@@ -8,6 +9,7 @@ import type { Redactor } from '../redact.js';
 // Each area's types live in ./types/; every caller imports them from here.
 export * from './types/accounts.js';
 export * from './types/triggers.js';
+export * from './types/leases.js';
 export * from './types/short-lived.js';
 export * from './types/team.js';
 export type { StoreHealth } from './health.js';
@@ -22,6 +24,7 @@ export interface Store {
   hooks: HookStore;
   salesCache: SalesCacheStore;
   work: WorkStore;
+  leases: LeaseStore;
   signIns: SignInStore;
   webSessions: WebSessionStore;
   continuations: ContinuationStore;

@@ -9,6 +9,7 @@ import { PgEventStore } from './events.js';
 import { PgHookStore } from './hooks.js';
 import { TrackedHealth } from '../health.js';
 import { pgProbe } from './health.js';
+import { pgLeases } from './leases.js';
 import { migrate, PG_MIGRATIONS } from './migrations.js';
 import { pgSalesCache } from './sales-cache.js';
 import { pgContinuations, pgSignIns, pgWebSessions } from './short-lived.js';
@@ -41,6 +42,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
       health,
       hooks: health.guard(new PgHookStore(sql, key, guard)),
       work: health.guard(new PgWorkStore(sql, key)),
+      leases: health.guard(pgLeases(sql)),
       signIns: health.guard(pgSignIns(sql, key, guard)),
       webSessions: health.guard(pgWebSessions(sql, key, guard)),
       continuations: health.guard(pgContinuations(sql, key, guard)),

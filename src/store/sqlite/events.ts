@@ -128,25 +128,6 @@ export class SqliteEventStore implements EventStore {
     return consumer === undefined ? null : this.consumer(consumer);
   }
 
-  async acquireLease(name: string, holder: string, ttlMs: number, now = this.clock()): Promise<boolean> {
-    const take = this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT INTO leases (name, holder, expires_at) VALUES (@name, @holder, @expires)
-           ON CONFLICT (name) DO UPDATE SET holder = @holder, expires_at = @expires
-           WHERE leases.holder = @holder OR leases.expires_at < @now`,
-        )
-        .run({ name, holder, expires: now + ttlMs, now });
-      const row = this.db.prepare('SELECT holder FROM leases WHERE name = ?').get(name) as { holder: string };
-      return row.holder === holder;
-    });
-    return take.immediate();
-  }
-
-  async releaseLease(name: string, holder: string): Promise<void> {
-    this.db.prepare('DELETE FROM leases WHERE name = ? AND holder = ?').run(name, holder);
-  }
-
   async recordAttempt(
     deliveryId: number,
     a: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },

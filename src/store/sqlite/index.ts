@@ -8,6 +8,7 @@ import { openDataDirDatabase, restrictFileModes } from './database.js';
 import { SqliteEventStore } from './events.js';
 import { sqliteProbe, sqliteStoreError } from './health.js';
 import { SqliteHookStore } from './hooks.js';
+import { sqliteLeases } from './leases.js';
 import { MIGRATIONS, runMigrations } from './migrations.js';
 import { sqliteSalesCache } from './sales-cache.js';
 import { sqliteContinuations, sqliteSignIns, sqliteWebSessions } from './short-lived.js';
@@ -34,6 +35,7 @@ export async function openSqliteStore(options: OpenStoreOptions): Promise<Sqlite
       health,
       hooks: health.guard(new SqliteHookStore(db, key, guard)),
       work: health.guard(new SqliteWorkStore(db, key)),
+      leases: health.guard(sqliteLeases(db)),
       signIns: health.guard(sqliteSignIns(db, key, guard)),
       webSessions: health.guard(sqliteWebSessions(db, key, guard)),
       continuations: health.guard(sqliteContinuations(db, key, guard)),
