@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from '../key-check.js';
-import { TrackedHealth } from '../health.js';
-import { ownedSalesCache, withOwners } from '../owner.js';
+import { assembleStore, type StoreParts } from '../assemble.js';
 import type { OpenStoreOptions, Store } from '../types.js';
 import { SqliteAccountStore } from './accounts.js';
 import { openDataDirDatabase, restrictFileModes } from './database.js';
@@ -29,30 +28,27 @@ export async function openSqliteStore(options: OpenStoreOptions): Promise<Sqlite
     restrictFileModes(dbFile);
     const { key, check } = await checkKey(keyCheckRecord(db, dbFile), options);
     const guard = keyGuard(db, check);
-    const health = new TrackedHealth(sqliteProbe(db, dbFile, MIGRATIONS.at(-1)?.version ?? 0));
-    const shared = {
-      db,
-      health,
-      hooks: health.guard(new SqliteHookStore(db, key, guard)),
-      work: health.guard(new SqliteWorkStore(db, key)),
-      leases: health.guard(sqliteLeases(db)),
-      signIns: health.guard(sqliteSignIns(db, key, guard)),
-      webSessions: health.guard(sqliteWebSessions(db, key, guard)),
-      continuations: health.guard(sqliteContinuations(db, key, guard)),
-      team: health.guard(sqliteTeam(db, key, guard)),
+    const touched = new Map<string, number>();
+    const parts: StoreParts = {
+      probe: sqliteProbe(db, dbFile, MIGRATIONS.at(-1)?.version ?? 0),
+      hooks: new SqliteHookStore(db, key, guard),
+      work: new SqliteWorkStore(db, key),
+      leases: sqliteLeases(db),
+      signIns: sqliteSignIns(db, key, guard),
+      webSessions: sqliteWebSessions(db, key, guard),
+      continuations: sqliteContinuations(db, key, guard),
+      team: sqliteTeam(db, key, guard),
+      salesCache: sqliteSalesCache(db, key, guard),
+      owned: (owner) => ({
+        accounts: new SqliteAccountStore(db, key, options.redactor, guard, owner, touched),
+        triggers: new SqliteTriggerStore(db, key, Date.now, guard, owner),
+        events: new SqliteEventStore(db, key, Date.now, owner),
+      }),
       async close() {
         if (db.open) db.close();
       },
     };
-    const salesCache = sqliteSalesCache(db, key, guard);
-    const touched = new Map<string, number>();
-    return withOwners<SqliteStore>((owner) => ({
-      ...shared,
-      accounts: health.guard(new SqliteAccountStore(db, key, options.redactor, guard, owner, touched)),
-      triggers: health.guard(new SqliteTriggerStore(db, key, Date.now, guard, owner)),
-      events: health.guard(new SqliteEventStore(db, key, Date.now, owner)),
-      salesCache: health.guard(ownedSalesCache(salesCache, owner)),
-    }));
+    return assembleStore<SqliteStore>(parts, { db });
   } catch (error) {
     db.close();
     throw sqliteStoreError(error, dbFile) ?? error;
