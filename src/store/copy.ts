@@ -1,11 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { InputError } from '../errors.js';
 import type { KeySource } from './crypto.js';
-import { checkKey, checkNoServer, checkSchema, sqliteSource } from './sqlite/copy.js';
-import { DB_FILE_NAME } from './sqlite/database.js';
-import { sqliteStoreError } from './sqlite/health.js';
+import { copyFromSqlite } from './sqlite/copy.js';
 
 export interface CopyResult {
   /** The SQLite file copied from (left unchanged). */
@@ -27,31 +21,6 @@ export interface CopyResult {
  * read in one read-only snapshot and not changed.
  */
 export async function copyStore(fromDataDir: string, toUrl: string, options: { secretKey?: string } = {}): Promise<CopyResult> {
-  const dbFile = join(fromDataDir, DB_FILE_NAME);
-  if (!existsSync(dbFile)) {
-    throw new InputError(
-      `There is no SQLite store in ${fromDataDir} (no ${DB_FILE_NAME}): nothing to copy. Set --data-dir (or SWITCHBOARD_DATA_DIR) to the data directory serve uses.`,
-      'data-dir',
-    );
-  }
-  let db: Database.Database;
-  try {
-    db = new Database(dbFile, { readonly: true, fileMustExist: true });
-  } catch (error) {
-    throw sqliteStoreError(error, dbFile) ?? error;
-  }
-  try {
-    // One snapshot for everything read below, however long the writing takes.
-    db.exec('BEGIN');
-    checkSchema(db, dbFile, fromDataDir);
-    checkNoServer(db, fromDataDir);
-    const key = checkKey(db, dbFile, fromDataDir, options.secretKey);
-    const { copyInto } = await import('./pg/copy.js');
-    const { to, schema, counts } = await copyInto(toUrl, sqliteSource(db));
-    return { from: dbFile, to, schema, counts, key };
-  } catch (error) {
-    throw sqliteStoreError(error, dbFile) ?? error;
-  } finally {
-    db.close();
-  }
+  const { from, to, schema, counts, key } = await copyFromSqlite(fromDataDir, options.secretKey, async (source) => (await import('./pg/copy.js')).copyInto(toUrl, source));
+  return { from, to, schema, counts, key };
 }

@@ -1,14 +1,52 @@
-import type Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { InputError } from '../../errors.js';
 import { COPIED_TABLES, type CopySource } from '../copy-tables.js';
 import { loadKey, type KeySource } from '../crypto.js';
 import { keyMatches, keyMismatchMessage } from '../key-check.js';
 import { INSTANCE_LEASE_PREFIX } from '../types.js';
+import { DB_FILE_NAME } from './database.js';
+import { sqliteStoreError } from './health.js';
 import { MIGRATIONS } from './migrations.js';
 
 const BATCH_ROWS = 500;
 
-export function checkSchema(db: Database.Database, dbFile: string, dataDir: string): void {
+type CopyKey = { source: KeySource; keyFile: string } | undefined;
+
+/**
+ * The SQLite half of `db copy`: the store of `dataDir`, read-only and in one snapshot, checked (current schema, no
+ * server running, the key opens its secrets), then handed to `write` as rows; every failure says which file.
+ */
+export async function copyFromSqlite<T extends object>(dataDir: string, secretKey: string | undefined, write: (source: CopySource) => Promise<T>): Promise<T & { from: string; key: CopyKey }> {
+  const dbFile = join(dataDir, DB_FILE_NAME);
+  if (!existsSync(dbFile)) {
+    throw new InputError(
+      `There is no SQLite store in ${dataDir} (no ${DB_FILE_NAME}): nothing to copy. Set --data-dir (or SWITCHBOARD_DATA_DIR) to the data directory serve uses.`,
+      'data-dir',
+    );
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw sqliteStoreError(error, dbFile) ?? error;
+  }
+  try {
+    // One snapshot for everything read below, however long the writing takes.
+    db.exec('BEGIN');
+    checkSchema(db, dbFile, dataDir);
+    checkNoServer(db, dataDir);
+    const key = checkKey(db, dbFile, dataDir, secretKey);
+    return { ...(await write(sqliteSource(db))), from: dbFile, key };
+  } catch (error) {
+    throw sqliteStoreError(error, dbFile) ?? error;
+  } finally {
+    db.close();
+  }
+}
+
+function checkSchema(db: Database.Database, dbFile: string, dataDir: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   const newest = MIGRATIONS.at(-1)!.version;
   if (version > newest) {
@@ -26,7 +64,7 @@ export function checkSchema(db: Database.Database, dbFile: string, dataDir: stri
   }
 }
 
-export function checkNoServer(db: Database.Database, dataDir: string): void {
+function checkNoServer(db: Database.Database, dataDir: string): void {
   if (db.prepare('SELECT 1 FROM leases WHERE name LIKE ? AND expires_at > ?').get(`${INSTANCE_LEASE_PREFIX}%`, Date.now()) === undefined) return;
   throw new InputError(
     `A Switchboard server is running on the store in ${dataDir} (it renewed its presence in the last 20 s): stop every switchboard serve using it, ` +
@@ -36,7 +74,7 @@ export function checkNoServer(db: Database.Database, dataDir: string): void {
 }
 
 /** The key must open the source's secrets: instances on the PostgreSQL store will need the very same one. */
-export function checkKey(db: Database.Database, dbFile: string, dataDir: string, secretKey: string | undefined): { source: KeySource; keyFile: string } | undefined {
+function checkKey(db: Database.Database, dbFile: string, dataDir: string, secretKey: string | undefined): CopyKey {
   const check = (db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get() as { value: string } | undefined)?.value;
   if (check === undefined) return undefined;
   let loaded: ReturnType<typeof loadKey>;
@@ -49,7 +87,7 @@ export function checkKey(db: Database.Database, dbFile: string, dataDir: string,
   return { source: loaded.source, keyFile: loaded.keyFile };
 }
 
-export function sqliteSource(db: Database.Database): CopySource {
+function sqliteSource(db: Database.Database): CopySource {
   return {
     tables: COPIED_TABLES,
     *batches(table) {
