@@ -183,4 +183,23 @@ export default tseslint.config(
       'local/boundaries': 'error',
     },
   },
+  {
+    // Tests of an adapter live in test/store/, with the helpers that set up states the contract does not make.
+    files: ['test/**/*.ts'],
+    ignores: ['test/store/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'better-sqlite3', message: 'Reach the store through openStore and the Store contract; for a state it cannot make, use test/store/states.ts.' }],
+          patterns: [
+            {
+              group: ['**/src/store/**', '!**/src/store/index.js', '!**/src/store/types.js'],
+              message: 'Outside test/store/, use the Store contract (src/store/types.ts) and openStore (src/store/index.ts) only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

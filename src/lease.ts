@@ -36,7 +36,7 @@ export async function keepLease(
       try {
         const now = Date.now();
         if (held && now - lastRenew < ttl / 3) return;
-        const holds = await store.events.acquireLease(name, holder, ttl);
+        const holds = await store.leases.acquire(name, holder, ttl);
         lastRenew = now;
         if (holds === held) return;
         held = holds;
@@ -66,7 +66,7 @@ export async function keepLease(
       if (!held) return;
       held = false;
       await o.onChange(false).catch(() => undefined);
-      await store.events.releaseLease(name, holder).catch(() => undefined);
+      await store.leases.release(name, holder).catch(() => undefined);
     },
   };
 }

@@ -40,7 +40,7 @@ describe('a kept lease', () => {
 
     const unreachable = new StoreUnavailableError('Cannot use the PostgreSQL database: nothing answers', 'reachable', 'unreachable', 'database-url');
     const renewed = lease.renewedAt;
-    store.events.acquireLease = async () => {
+    store.leases.acquire = async () => {
       throw unreachable;
     };
     await sleep(900);
@@ -50,7 +50,7 @@ describe('a kept lease', () => {
     // The store's own failure is logged once by serve, not by every renewal.
     expect(logger.errors).toEqual([]);
 
-    store.events.acquireLease = async () => {
+    store.leases.acquire = async () => {
       throw new Error('something else');
     };
     await sleep(100);

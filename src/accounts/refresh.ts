@@ -67,7 +67,7 @@ export class TokenRefresher implements TokenProvider {
     const { store } = this.o;
     const lease = `refresh:${account.id}`;
     const deadline = this.now() + (this.o.waitMs ?? 45_000);
-    while (!(await store.events.acquireLease(lease, this.holder, this.o.leaseMs ?? 30_000))) {
+    while (!(await store.leases.acquire(lease, this.holder, this.o.leaseMs ?? 30_000))) {
       if (this.now() > deadline) {
         throw new ProviderError({
           connector: account.provider,
@@ -102,7 +102,7 @@ export class TokenRefresher implements TokenProvider {
       this.o.logger?.debug('token refreshed', { provider, account: account.id, rotated: tokens.refreshToken !== undefined });
       return next;
     } finally {
-      await store.events.releaseLease(lease, this.holder);
+      await store.leases.release(lease, this.holder);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
@@ -155,4 +155,13 @@ export function decryptSecret(key: Buffer, blob: string, aad: string): string {
       'A stored secret could not be decrypted: it was altered, belongs to another account, or was encrypted with another key.',
     );
   }
+}
+
+/** How a lookup is found (a keyed hash of it) and what its encrypted result is bound to, in every adapter. */
+export function salesCacheKeys(key: Buffer) {
+  const hashKey = deriveKey(key, 'sales-cache/lookup-key');
+  return {
+    hash: (accountId: string, kind: string, lookup: string) => createHmac('sha256', hashKey).update(JSON.stringify([accountId, kind, lookup])).digest('base64url'),
+    aad: (accountId: string, kind: string, keyHash: string) => `sales_cache:${accountId}:${kind}:${keyHash}`,
+  };
 }

@@ -1,4 +1,5 @@
-import type { SalesCacheStore, Store, TriggerEvent } from './types.js';
+import type { SalesCacheStore } from './types/accounts.js';
+import type { TriggerEvent, TriggerStore } from './types/triggers.js';
 
 /**
  * Whose rows a store view reads and writes. Personal mode has one implicit owner, `PERSONAL_OWNER`; in team mode each
@@ -52,7 +53,7 @@ export function ownedSalesCache(cache: SalesCacheStore, owner: Owner): SalesCach
  * Passes on, in order, the events of `owner`'s triggers among every batch the process-wide log reads. Each trigger is
  * looked up once in the owner's view of the store, then remembered (a trigger never changes owner).
  */
-export function ownEvents(store: Store, owner: string, listener: (events: TriggerEvent[]) => void): (events: TriggerEvent[]) => void {
+export function ownEvents(store: { ownedBy(owner: string): { triggers: Pick<TriggerStore, 'get'> } }, owner: string, listener: (events: TriggerEvent[]) => void): (events: TriggerEvent[]) => void {
   const triggers = store.ownedBy(owner).triggers;
   const mine = new Map<string, Promise<boolean>>();
   const isMine = (triggerId: string) => {

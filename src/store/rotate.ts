@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import type Database from 'better-sqlite3';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { InputError } from '../errors.js';
-import { decryptSecret, encryptSecret, KEY_CHECK_AAD, KEY_CHECK_PLAINTEXT, keyFromString, loadKey, NEXT_KEY_SUFFIX } from './crypto.js';
-import { DB_FILE_NAME, openStore } from './db.js';
-import { INSTANCE_LEASE_PREFIX } from './types.js';
+import { keyFromString, loadKey, NEXT_KEY_SUFFIX } from './crypto.js';
+import type { Rekeying, RotateCounts } from './rekeying.js';
+import { openSqliteRekeying } from './sqlite/rotate.js';
 
 export interface RotateOptions {
   dataDir: string;
@@ -21,54 +20,13 @@ export interface RotateOptions {
   beforeKeySwap?: () => void;
 }
 
-export interface RotateResult {
-  accounts: number;
-  triggers: number;
-  hooks: number;
-  /** Cached sales lookups dropped (their lookup keys are hashed with the old key and cannot be re-keyed). */
-  salesCache: number;
+export interface RotateResult extends RotateCounts {
   /** Where the new key is: the key file, or SWITCHBOARD_NEW_SECRET_KEY (then SWITCHBOARD_SECRET_KEY must be set to it). */
   newKeyIn: 'keyFile' | 'newSecretKey';
   keyFile: string;
   /** The key file that held the old key and is no longer used (when the new key is given in the environment). */
   staleKeyFile?: string;
 }
-
-export type RotateCounts = Pick<RotateResult, 'accounts' | 'triggers' | 'hooks' | 'salesCache'>;
-
-/** What a rotation needs of the database beneath a store, beyond the Store contract. */
-export interface Rekeying {
-  /** True while a server using this store keeps its presence lease (INSTANCE_LEASE_PREFIX) renewed. */
-  serverRunning(): Promise<boolean>;
-  /** In one transaction: every secret re-encrypted from `from` to `to`, the sales cache dropped, the key check replaced. */
-  reencrypt(from: Buffer, to: Buffer): Promise<RotateCounts>;
-  close(): Promise<void>;
-}
-
-/** Decrypts a secret with the current key, saying which row is damaged when it cannot. */
-export function reencryptSecret(row: { id: string; secret_enc: string }, what: string, from: Buffer, to: Buffer): string {
-  let plaintext: string;
-  try {
-    plaintext = decryptSecret(from, row.secret_enc, row.id);
-  } catch {
-    throw new InputError(`The secret of ${what} ${row.id} cannot be decrypted with the current key (it is damaged); nothing was changed.`);
-  }
-  return encryptSecret(to, plaintext, row.id);
-}
-
-export const SECRET_TABLES = [
-  ['accounts', 'account'],
-  ['triggers', 'trigger'],
-  ['hooks', 'webhook'],
-] as const;
-
-/**
- * Waiting sign-ins, web sessions and cut results: minutes or hours of use left, not worth carrying to the new key. The
- * team authorization server's records and keys go too: every token it issued stops working, and people sign in again.
- */
-export const SHORT_LIVED_TABLES = ['sign_in_states', 'web_sessions', 'continuations', 'team_records', 'team_keys'] as const;
-
-export const newKeyCheck = (key: Buffer) => encryptSecret(key, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD);
 
 /**
  * `switchboard secrets rotate`: re-encrypts every secret (accounts, triggers, hooks and the key check)
@@ -134,40 +92,6 @@ export async function rotateSecrets(o: RotateOptions): Promise<RotateResult> {
   } finally {
     await store.close();
   }
-}
-
-async function openSqliteRekeying(o: RotateOptions): Promise<Rekeying> {
-  if (!existsSync(join(o.dataDir, DB_FILE_NAME))) {
-    throw new InputError(`There is no Switchboard store in ${o.dataDir}: nothing to rotate. (Set --data-dir or SWITCHBOARD_DATA_DIR to the store's directory.)`, 'data-dir');
-  }
-  const store = await openStore({ dataDir: o.dataDir, secretKey: o.secretKey });
-  return { ...sqliteRekeying(store.db), close: () => store.close() };
-}
-
-function sqliteRekeying(db: Database.Database): Omit<Rekeying, 'close'> {
-  return {
-    async serverRunning() {
-      return db.prepare('SELECT 1 FROM leases WHERE name LIKE ? AND expires_at > ?').get(`${INSTANCE_LEASE_PREFIX}%`, Date.now()) !== undefined;
-    },
-    async reencrypt(from, to) {
-      // Old ciphertext and dropped rows are overwritten with zeros rather than left in free pages.
-      db.pragma('secure_delete = ON');
-      return db
-        .transaction((): RotateCounts => {
-          const [accounts, triggers, hooks] = SECRET_TABLES.map(([table, what]) => {
-            const rows = db.prepare(`SELECT id, secret_enc FROM ${table} WHERE secret_enc IS NOT NULL`).all() as Array<{ id: string; secret_enc: string }>;
-            const update = db.prepare(`UPDATE ${table} SET secret_enc = ? WHERE id = ?`);
-            for (const row of rows) update.run(reencryptSecret(row, what, from, to), row.id);
-            return rows.length;
-          });
-          const salesCache = db.prepare('DELETE FROM sales_cache').run().changes;
-          for (const table of SHORT_LIVED_TABLES) db.prepare(`DELETE FROM ${table}`).run();
-          db.prepare("UPDATE meta SET value = ? WHERE key = 'key_check'").run(newKeyCheck(to));
-          return { accounts: accounts!, triggers: triggers!, hooks: hooks!, salesCache };
-        })
-        .immediate();
-    },
-  };
 }
 
 function writeDurably(file: string, text: string): void {

@@ -1,6 +1,6 @@
-import { openDataDirDatabase } from './db.js';
-import { sqliteStoreError } from './sqlite-health.js';
-import { runMigrations } from './migrations.js';
+import { openDataDirDatabase } from './sqlite/database.js';
+import { sqliteStoreError } from './sqlite/health.js';
+import { runMigrations } from './sqlite/migrations.js';
 
 export interface MigrateResult {
   /** The store as a person names it: "SQLite <file>", or "PostgreSQL <URL without its password>". */

@@ -1,12 +1,15 @@
 import type { AccountStore, HookStore, SalesCacheStore } from './types/accounts.js';
 import type { EventStore, TriggerStore, WorkStore } from './types/triggers.js';
+import type { LeaseStore } from './types/leases.js';
 import type { ContinuationStore, SignInStore, WebSessionStore } from './types/short-lived.js';
 import type { TeamStore } from './types/team.js';
 import type { StoreHealth } from './health.js';
+import type { Redactor } from '../redact.js';
 
 // Each area's types live in ./types/; every caller imports them from here.
 export * from './types/accounts.js';
 export * from './types/triggers.js';
+export * from './types/leases.js';
 export * from './types/short-lived.js';
 export * from './types/team.js';
 export type { StoreHealth } from './health.js';
@@ -21,6 +24,7 @@ export interface Store {
   hooks: HookStore;
   salesCache: SalesCacheStore;
   work: WorkStore;
+  leases: LeaseStore;
   signIns: SignInStore;
   webSessions: WebSessionStore;
   continuations: ContinuationStore;
@@ -34,4 +38,15 @@ export interface Store {
    */
   ownedBy(owner: string): Store;
   close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  /** Holds the SQLite file, and the key file when SWITCHBOARD_SECRET_KEY is not set. */
+  dataDir: string;
+  /** SWITCHBOARD_DATABASE_URL: a postgres:// URL; the store is then that PostgreSQL database, shared by every instance using it. */
+  databaseUrl?: string;
+  /** SWITCHBOARD_SECRET_KEY: 32 bytes as hex or base64, or a passphrase. Without it, `<dataDir>/secret.key` is used. */
+  secretKey?: string;
+  /** Receives every secret `accounts.resolve` decrypts. */
+  redactor?: Redactor;
 }

@@ -70,7 +70,7 @@ export class Runner {
     this.timer = undefined;
     await Promise.allSettled([...this.work]);
     await this.forwardAgent?.close().catch(() => undefined);
-    await this.o.store.events.releaseLease(INSTANCE_LEASE_PREFIX + this.holder, this.holder).catch(() => undefined);
+    await this.o.store.leases.release(INSTANCE_LEASE_PREFIX + this.holder, this.holder).catch(() => undefined);
   }
 
   /** Makes the trigger's poll due now, for whichever process claims it first (a new trigger, or one asked to poll). */
@@ -109,7 +109,7 @@ export class Runner {
   private async renew(): Promise<void> {
     const now = Date.now();
     if (now - this.lastRenew < this.ttl / 4) return;
-    await this.o.store.events.acquireLease(INSTANCE_LEASE_PREFIX + this.holder, this.holder, this.ttl);
+    await this.o.store.leases.acquire(INSTANCE_LEASE_PREFIX + this.holder, this.holder, this.ttl);
     await this.o.store.work.renewClaims(this.holder, this.ttl);
     this.lastRenew = now;
   }

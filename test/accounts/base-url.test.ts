@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { accountBaseUrl } from '../../src/accounts/base-url.js';
 import { formatAccounts } from '../../src/accounts/commands.js';
 import { InputError } from '../../src/errors.js';
 import { MIGRATIONS, openStore } from '../../src/store/index.js';
+import { rollBackToSchema6, schemaVersion } from '../store/states.js';
 
 /** Checking an account's --base-url, and storing it: a new column that existing stores gain without losing anything. */
 
@@ -97,21 +97,11 @@ describe('the store', () => {
     const first = await openStore({ dataDir, secretKey: 'k' });
     const before = await first.accounts.add({ provider: 'github', label: 'old', identity: 'octo', secret: { kind: 'token', token: 'ghp_old_secret' } });
     await first.close();
-    // What a store of schema 6 looks like: no base_url column yet, nor what later versions added.
-    const raw = new Database(join(dataDir, 'switchboard.db'));
-    raw.exec('DROP INDEX accounts_provider_label; DROP INDEX accounts_one_default_per_provider; DROP TABLE account_grants; ALTER TABLE accounts DROP COLUMN owner;');
-    raw.exec('CREATE UNIQUE INDEX accounts_provider_label ON accounts (provider, lower(label)); CREATE UNIQUE INDEX accounts_one_default_per_provider ON accounts (provider) WHERE is_default = 1;');
-    raw.exec('DROP INDEX triggers_owner; ALTER TABLE triggers DROP COLUMN owner; DROP INDEX events_owner; ALTER TABLE events DROP COLUMN owner;');
-    raw.exec('ALTER TABLE accounts DROP COLUMN base_url; DROP TABLE sign_in_states; DROP TABLE web_sessions; DROP TABLE continuations;');
-    raw.exec('DROP INDEX deliveries_claimed; DROP TABLE team_tokens; DROP TABLE team_users; DROP TABLE team_records; DROP TABLE team_keys;');
-    for (const column of ['next_poll_at', 'poll_again', 'claimed_by', 'claimed_until']) raw.exec(`ALTER TABLE triggers DROP COLUMN ${column}`);
-    for (const column of ['claimed_by', 'claimed_until']) raw.exec(`ALTER TABLE deliveries DROP COLUMN ${column}`);
-    raw.pragma('user_version = 6');
-    raw.close();
+    rollBackToSchema6(dataDir);
 
     const store = await openStore({ dataDir, secretKey: 'k' });
     try {
-      expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)!.version);
+      expect(schemaVersion(dataDir)).toBe(MIGRATIONS.at(-1)!.version);
       const { account, secret } = await store.accounts.resolve('github', 'old');
       expect(account).toEqual({ ...before, baseUrl: null });
       expect(secret.token).toBe('ghp_old_secret');

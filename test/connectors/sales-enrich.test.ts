@@ -4,8 +4,8 @@ import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS, salesRoutes, type SandboxRequest, type SandboxResponse } from '../../src/sandbox/index.js';
 import type { SalesPerson } from '../../src/sandbox/sales/routes.js';
 import { buildTools } from '../../src/registry.js';
-import type { SqliteStore } from '../../src/store/index.js';
 import { startHarness, type Harness } from '../harness.js';
+import { emptySalesCache } from '../store/states.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -14,10 +14,10 @@ beforeAll(async () => {
   await h.store.accounts.add({ provider: 'sales', label: 'v2', meta: { dialect: 'v2' }, secret: { kind: 'api_key', apiKey: SANDBOX_API_KEYS.sales } });
 });
 afterAll(() => h.close());
-beforeEach(() => {
+beforeEach(async () => {
   h.sandbox.servers.sales.reset();
   h.sandbox.states.sales.credits.used = 0;
-  (h.store as SqliteStore).db.exec('DELETE FROM sales_cache');
+  await emptySalesCache(h.store);
 });
 afterEach(() => expect(h.sandbox.servers.sales.misses).toEqual([]));
 

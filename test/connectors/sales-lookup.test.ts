@@ -6,8 +6,9 @@ import { dialectOf } from '../../src/connectors/sales/dialect.js';
 import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS } from '../../src/sandbox/index.js';
 import { buildTools } from '../../src/registry.js';
-import { openStore, type SqliteStore } from '../../src/store/index.js';
+import { openStore } from '../../src/store/index.js';
 import { startHarness, type Harness } from '../harness.js';
+import { emptySalesCache } from '../store/states.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -16,10 +17,10 @@ beforeAll(async () => {
   await h.store.accounts.add({ provider: 'sales', label: 'v2', meta: { dialect: 'v2' }, secret: { kind: 'api_key', apiKey: SANDBOX_API_KEYS.sales } });
 });
 afterAll(() => h.close());
-beforeEach(() => {
+beforeEach(async () => {
   h.sandbox.servers.sales.reset();
   h.sandbox.states.sales.credits.used = 0;
-  (h.store as SqliteStore).db.exec('DELETE FROM sales_cache');
+  await emptySalesCache(h.store);
 });
 afterEach(() => {
   expect(h.sandbox.servers.sales.misses).toEqual([]);

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { GENERATED_DOCS } from '../../src/docs.js';
 import { CLI } from '../e2e/cli.js';
-import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { PG_MIGRATIONS } from '../store/adapters.js';
 import { docSection, readDoc } from './markdown.js';
 
 describe('the generated parts of docs/', () => {

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileRefusal } from '../../src/cli-text.js';
-import { makeDataDir } from '../../src/store/db.js';
-import { openStore } from '../../src/store/index.js';
+import { makeDataDir, openStore } from '../../src/store/index.js';
 import { runCli } from './cli.js';
 
 /** Refusals a person can fix: exit 2, a message of their own (never "unexpected failure"), and nothing written. */

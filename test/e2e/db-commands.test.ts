@@ -2,14 +2,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DB_FILE_NAME, MIGRATIONS, openStore } from '../../src/store/index.js';
 import { freePort } from '../pg-global.js';
 import { connect, freshDatabase } from '../pg.js';
 import { commandLines, shellBlocks } from '../docs/markdown.js';
+import { schemaVersion, setSchemaVersion } from '../store/states.js';
 import { CLI, runCli, type CliResult } from './cli.js';
-import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { PG_MIGRATIONS } from '../store/adapters.js';
 
 const PG_NEWEST = PG_MIGRATIONS.at(-1)!.version;
 
@@ -151,9 +151,7 @@ describe('switchboard db migrate', () => {
     const file = join(dataDir, DB_FILE_NAME);
     const outputs = await migrateTogether({ SWITCHBOARD_DATA_DIR: dataDir });
     expect(outputs).toEqual([...Array(3).fill(`SQLite ${file}: already at schema ${newest}; nothing to do.\n`), `SQLite ${file}: schema 0 → ${newest}.\n`]);
-    const db = new Database(file, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(newest);
-    db.close();
+    expect(schemaVersion(dataDir)).toBe(newest);
   });
 
   it('a database written by a newer Switchboard is refused in one line that names the fix', async () => {
@@ -167,9 +165,7 @@ describe('switchboard db migrate', () => {
 
     const dataDir = tempDir();
     expect((await runCli(['db', 'migrate'], { env: { SWITCHBOARD_DATA_DIR: dataDir } })).code).toBe(0);
-    const db = new Database(join(dataDir, DB_FILE_NAME));
-    db.pragma('user_version = 99');
-    db.close();
+    setSchemaVersion(dataDir, 99);
     expectOneLineError(await runCli(['db', 'migrate'], { env: { SWITCHBOARD_DATA_DIR: dataDir } }), /written by a newer Switchboard \(schema 99, .*upgrade Switchboard or use another --data-dir/);
   });
 

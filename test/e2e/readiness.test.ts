@@ -1,17 +1,16 @@
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, freshDatabase, type TestDatabase } from '../pg.js';
+import { damagePagesUnderServer } from '../store/states.js';
 import { freePort } from '../pg-global.js';
 import { CLI, exited, runCli, startHttpServe } from './cli.js';
 
-const PAGE = 4096;
 const TOKEN = 'readiness-test-token-0123456789abcdef';
 let root: string;
 
@@ -60,15 +59,7 @@ describe('GET /readyz, a SQLite store', () => {
       expect(await readyz(base)).toEqual({ status: 200, body: { status: 'ready', version: expect.any(String), checks: { store: { ok: true }, shutdown: { ok: true } } } });
       expect(textOf(await client.callTool({ name: 'triggers_list', arguments: {} }))).toContain('"triggers":[]');
 
-      // Another connection moves every page into the file, the accounts table's pages are overwritten, and a write of
-      // its own makes the server's connection read pages from the file again (its cache holds the good ones).
-      const other = new Database(dbFile);
-      other.pragma('wal_checkpoint(TRUNCATE)');
-      const fd = openSync(dbFile, 'r+');
-      writeSync(fd, Buffer.alloc(2 * PAGE, 0xa5), 0, 2 * PAGE, 3 * PAGE);
-      closeSync(fd);
-      other.prepare("UPDATE meta SET value = value WHERE key = 'key_check'").run();
-      other.close();
+      damagePagesUnderServer(dataDir);
 
       const notReady = await readyzUntil(base, (a) => a.status === 503);
       expect(notReady.status).toBe(503);

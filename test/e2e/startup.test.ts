@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/index.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS, openStore } from '../../src/store/index.js';
+import { setSchemaVersion } from '../store/states.js';
 import { CLI, runCli, serveStdioUntilExit, type CliResult } from './cli.js';
 
 // A process that fails to start must exit by itself: these wait for the exit, with a deadline far beyond the 2 s it needs.
@@ -61,9 +60,7 @@ describe('serve fails to start: it says why and how to fix it, and exits', () =>
   it('serve --http on a store written by a newer Switchboard', async () => {
     const newer = mkdtempSync(join(dataDir, 'newer-'));
     await (await openStore({ dataDir: newer })).close();
-    const db = new Database(join(newer, 'switchboard.db'));
-    db.pragma(`user_version = ${MIGRATIONS.at(-1)!.version + 1}`);
-    db.close();
+    setSchemaVersion(newer, MIGRATIONS.at(-1)!.version + 1);
     const r = await runCli(['serve', '--http', '--port', '0'], { env: { SWITCHBOARD_DATA_DIR: newer }, timeoutMs: EXIT_DEADLINE_MS });
     expect(r.code).not.toBeNull();
     expect(r.code).not.toBe(0);

@@ -8,6 +8,7 @@ import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore, type SqliteStore } from '../../src/store/index.js';
+import { leaseHolder } from '../store/states.js';
 import { CLI, exited, runCli, startUntilReady } from './cli.js';
 
 const WAITING = /^Waiting for events \(.*\)…$/m;
@@ -160,7 +161,7 @@ describe('two servers on one data dir', () => {
     };
     const a = await start();
     const b = await start();
-    const holder = () => (store.db.prepare("SELECT holder FROM leases WHERE name = 'listener'").get() as { holder: string } | undefined)?.holder ?? '';
+    const holder = () => leaseHolder(dataDir, 'listener');
     const pidOf = (h: string) => Number(h.split(':')[1]);
     await until(() => [a.transport.pid, b.transport.pid].includes(pidOf(holder())), 10_000, 'a lease holder');
 

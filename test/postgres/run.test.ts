@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { PG_MIGRATIONS } from '../store/adapters.js';
 import { commandLines, shellBlocks, SWITCHBOARD } from '../docs/markdown.js';
 import { watchMisses } from '../e2e/misses.js';
 

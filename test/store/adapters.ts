@@ -7,6 +7,9 @@ import type { Redactor } from '../../src/redact.js';
 import { DB_FILE_NAME, openStore, type Store } from '../../src/store/index.js';
 import { connect, freshDatabase } from '../pg.js';
 
+/** The PostgreSQL adapter's migrations, for tests that name its newest schema. */
+export { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+
 /** Where one store lives: its data dir (the key file, and the SQLite file) and, for PostgreSQL, its database. */
 export interface StoreLocation {
   dataDir: string;

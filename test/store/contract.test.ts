@@ -105,12 +105,12 @@ describe.each(ADAPTERS)('the store contract on $name', (adapter) => {
   });
 
   it('grants a lease on the store\'s own clock when no time is given, and renews it for its holder only', async () => {
-    expect(await store.events.acquireLease('poll:x', 'a', 60_000)).toBe(true);
-    expect(await store.events.acquireLease('poll:x', 'b', 60_000)).toBe(false);
-    expect(await store.events.acquireLease('poll:x', 'a', 60_000)).toBe(true);
-    await store.events.releaseLease('poll:x', 'b');
-    expect(await store.events.acquireLease('poll:x', 'b', 60_000)).toBe(false);
-    await store.events.releaseLease('poll:x', 'a');
-    expect(await store.events.acquireLease('poll:x', 'b', 60_000)).toBe(true);
+    expect(await store.leases.acquire('poll:x', 'a', 60_000)).toBe(true);
+    expect(await store.leases.acquire('poll:x', 'b', 60_000)).toBe(false);
+    expect(await store.leases.acquire('poll:x', 'a', 60_000)).toBe(true);
+    await store.leases.release('poll:x', 'b');
+    expect(await store.leases.acquire('poll:x', 'b', 60_000)).toBe(false);
+    await store.leases.release('poll:x', 'a');
+    expect(await store.leases.acquire('poll:x', 'b', 60_000)).toBe(true);
   });
 });

@@ -52,7 +52,7 @@ async function seedSqlite(location: StoreLocation) {
   await store.team.tokens.create({ userId: admin.id, name: 'nightly agent', scope: 'switchboard:read', tokenHash: 'ab'.repeat(32), expiresAt: '2099-01-01T00:00:00.000Z' });
   await store.team.tokens.touch((await store.team.tokens.list())[0]!.id, '2026-11-20T09:00:00.000Z', '2026-11-20T08:59:00.000Z');
   await store.team.users.setDisabled(admin.id, true);
-  await store.events.acquireLease('poll:somewhere', 'instance-1', 60_000);
+  await store.leases.acquire('poll:somewhere', 'instance-1', 60_000);
   await store.close();
   // Gaps: a deleted event in the middle, and the newest one deleted (SQLite still never gives out its id again).
   const db = new Database(join(location.dataDir, DB_FILE_NAME));
@@ -237,7 +237,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     const target = await postgresAdapter.location();
     await seedSqlite(source);
     const store = await openAt(source);
-    await store.events.acquireLease('instance:serve-1', 'serve-1', 60_000);
+    await store.leases.acquire('instance:serve-1', 'serve-1', 60_000);
     const error = await rejection(copyStore(source.dataDir, target.databaseUrl!));
     expect(error.message).toMatch(/server is running on the store .* stop every switchboard serve/);
     expect(await postgresAdapter.raw(target, "SELECT to_regclass('accounts') IS NULL AS untouched")).toEqual([{ untouched: true }]);

@@ -183,7 +183,7 @@ describe.each(ADAPTERS)('secrets rotate on $name', (each) => {
   it('refuses while a server using the store is running, unless forced', async () => {
     await seed();
     const store = await openStore(location);
-    await store.events.acquireLease('instance:someone', 'someone', 60_000);
+    await store.leases.acquire('instance:someone', 'someone', 60_000);
     await store.close();
     const before = await snapshot();
     await expect(rotateSecrets(location)).rejects.toThrow(/A Switchboard server is running on this store/);

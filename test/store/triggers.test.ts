@@ -217,13 +217,13 @@ describe.each(ADAPTERS)('triggers and events on $name', (adapter) => {
     });
 
     it('grants a lease to one holder until it expires', async () => {
-      expect(await store.events.acquireLease('runner', 'a', 1000, 0)).toBe(true);
-      expect(await store.events.acquireLease('runner', 'b', 1000, 500)).toBe(false);
-      expect(await store.events.acquireLease('runner', 'a', 1000, 900)).toBe(true);
-      expect(await store.events.acquireLease('runner', 'b', 1000, 1500)).toBe(false);
-      expect(await store.events.acquireLease('runner', 'b', 1000, 2000)).toBe(true);
-      await store.events.releaseLease('runner', 'b');
-      expect(await store.events.acquireLease('runner', 'a', 1000, 2001)).toBe(true);
+      expect(await store.leases.acquire('runner', 'a', 1000, 0)).toBe(true);
+      expect(await store.leases.acquire('runner', 'b', 1000, 500)).toBe(false);
+      expect(await store.leases.acquire('runner', 'a', 1000, 900)).toBe(true);
+      expect(await store.leases.acquire('runner', 'b', 1000, 1500)).toBe(false);
+      expect(await store.leases.acquire('runner', 'b', 1000, 2000)).toBe(true);
+      await store.leases.release('runner', 'b');
+      expect(await store.leases.acquire('runner', 'a', 1000, 2001)).toBe(true);
     });
 
     it('queues a delivery per event for a trigger with a forward URL', async () => {

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { ADAPTERS, cleanUp, openAt, type StoreLocation } from '../store/adapters.js';
+import { backdateEvents } from '../store/states.js';
 import { EventLog } from '../../src/triggers/event-log.js';
 import type { TriggerKind } from '../../src/contracts/triggers.js';
 import { Runner } from '../../src/triggers/runner.js';
@@ -157,12 +158,13 @@ describe('runner polls on request', () => {
 
 describe('event log', () => {
   it('started late, still delivers the events received since the time it is given', async () => {
-    const store = await openStore({ dataDir: mkdtempSync(join(dir, 'since-')), secretKey: 'k' });
+    const dataDir = mkdtempSync(join(dir, 'since-'));
+    const store = await openStore({ dataDir, secretKey: 'k' });
     const account = await store.accounts.add({ provider: 'outlook', secret: { kind: 'token', token: 'token-123456' } });
     const trigger = await store.triggers.create({ kind: 'outlook.new_email', accountId: account.id, config: {} });
     const event = (key: string) => ({ dedupeKey: key, occurredAt: new Date().toISOString(), summary: key, payload: {} });
     await store.triggers.commit(trigger.id, { events: [event('before')] });
-    store.db.prepare("UPDATE events SET received_at = '2000-01-01T00:00:00.000Z'").run();
+    backdateEvents(dataDir, '2000-01-01T00:00:00.000Z');
     const since = new Date();
     const [missed] = await store.triggers.commit(trigger.id, { events: [event('while loading')] });
     const log = new EventLog(store.events, 10_000);

@@ -62,7 +62,7 @@ async function hold(store: Store, key: string): Promise<() => Promise<void>> {
   const lease = `github-hook:${key}`;
   try {
     const deadline = Date.now() + LEASE_MS;
-    while (!(await store.events.acquireLease(lease, HOLDER, LEASE_MS))) {
+    while (!(await store.leases.acquire(lease, HOLDER, LEASE_MS))) {
       if (Date.now() > deadline) throw new Error('another Switchboard process has been changing this webhook for a minute; try again');
       await delay(50);
     }
@@ -72,7 +72,7 @@ async function hold(store: Store, key: string): Promise<() => Promise<void>> {
   }
   return async () => {
     try {
-      await store.events.releaseLease(lease, HOLDER);
+      await store.leases.release(lease, HOLDER);
     } finally {
       free();
     }

@@ -1,5 +1,5 @@
 import { InputError } from '../../errors.js';
-import type { CopiedTable, CopySource } from '../copy.js';
+import type { CopiedTable, CopySource } from '../copy-tables.js';
 import { connect, connectionError, displayUrl, type Tx } from './connection.js';
 import { migrate } from './migrations.js';
 import { lockEventLog } from './triggers.js';

@@ -129,21 +129,6 @@ export class PgEventStore implements EventStore {
     await this.sql`DELETE FROM consumer_failures WHERE consumer = ${this.consumer(consumer)} AND event_id = ${eventId}`;
   }
 
-  /** Without `now`, on the database's clock, so instances on machines whose clocks differ still agree on expiry. */
-  async acquireLease(name: string, holder: string, ttlMs: number, now?: number): Promise<boolean> {
-    const rows = await this.sql`
-      WITH now AS (SELECT COALESCE(${now ?? null}::bigint, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint) AS ms)
-      INSERT INTO leases (name, holder, expires_at) SELECT ${name}, ${holder}, ms + ${ttlMs} FROM now
-      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-      WHERE leases.holder = excluded.holder OR leases.expires_at < (SELECT ms FROM now)
-      RETURNING holder`;
-    return rows.length === 1;
-  }
-
-  async releaseLease(name: string, holder: string): Promise<void> {
-    await this.sql`DELETE FROM leases WHERE name = ${name} AND holder = ${holder}`;
-  }
-
   async recordAttempt(
     deliveryId: number,
     a: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },

@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import type { Redactor } from '../../redact.js';
-import { ownedSalesCache, withOwners } from '../owner.js';
+import { assembleStore, type StoreParts } from '../assemble.js';
 import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from '../key-check.js';
 import type { Store } from '../types.js';
 import { PgAccountStore } from './accounts.js';
 import { connect, connectionError, displayUrl, passwordOf, type Sql, type Tx } from './connection.js';
 import { PgEventStore } from './events.js';
 import { PgHookStore } from './hooks.js';
-import { TrackedHealth } from '../health.js';
 import { pgProbe } from './health.js';
+import { pgLeases } from './leases.js';
 import { migrate, PG_MIGRATIONS } from './migrations.js';
 import { pgSalesCache } from './sales-cache.js';
 import { pgContinuations, pgSignIns, pgWebSessions } from './short-lived.js';
@@ -34,28 +34,27 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
     if (!options.secretKey?.trim()) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     const { key, check } = await checkKey(keyCheckRecord(sql, options.databaseUrl), options);
     const guard = keyGuard(check);
-    const salesCache = pgSalesCache(sql, key, guard);
     const touched = new Map<string, number>();
-    const health = new TrackedHealth(pgProbe(sql, options.databaseUrl, PG_MIGRATIONS.at(-1)?.version ?? 0));
-    const shared = {
-      health,
-      hooks: health.guard(new PgHookStore(sql, key, guard)),
-      work: health.guard(new PgWorkStore(sql, key)),
-      signIns: health.guard(pgSignIns(sql, key, guard)),
-      webSessions: health.guard(pgWebSessions(sql, key, guard)),
-      continuations: health.guard(pgContinuations(sql, key, guard)),
-      team: health.guard(pgTeam(sql, key, guard)),
+    const parts: StoreParts = {
+      probe: pgProbe(sql, options.databaseUrl, PG_MIGRATIONS.at(-1)?.version ?? 0),
+      hooks: new PgHookStore(sql, key, guard),
+      work: new PgWorkStore(sql, key),
+      leases: pgLeases(sql),
+      signIns: pgSignIns(sql, key, guard),
+      webSessions: pgWebSessions(sql, key, guard),
+      continuations: pgContinuations(sql, key, guard),
+      team: pgTeam(sql, key, guard),
+      salesCache: pgSalesCache(sql, key, guard),
+      owned: (owner) => ({
+        accounts: new PgAccountStore(sql, key, options.redactor, guard, owner, touched),
+        triggers: new PgTriggerStore(sql, key, guard, Date.now, owner),
+        events: new PgEventStore(sql, key, Date.now, owner),
+      }),
       async close() {
         await sql.end({ timeout: 5 });
       },
     };
-    return withOwners<Store>((owner) => ({
-      ...shared,
-      accounts: health.guard(new PgAccountStore(sql, key, options.redactor, guard, owner, touched)),
-      triggers: health.guard(new PgTriggerStore(sql, key, guard, Date.now, owner)),
-      events: health.guard(new PgEventStore(sql, key, Date.now, owner)),
-      salesCache: health.guard(ownedSalesCache(salesCache, owner)),
-    }));
+    return assembleStore(parts);
   } catch (error) {
     await sql.end({ timeout: 0 });
     throw connectionError(error, options.databaseUrl);

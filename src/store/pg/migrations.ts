@@ -1,5 +1,5 @@
 import { InputError } from '../../errors.js';
-import { assertMigrationsOrdered } from '../migrations.js';
+import { assertMigrationsOrdered } from '../migration-rules.js';
 import { connect, connectionError, displayUrl, LOCK_SPACE, LOCKS, type Sql } from './connection.js';
 
 export interface PgMigration {

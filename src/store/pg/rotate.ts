@@ -1,6 +1,6 @@
 import { InputError } from '../../errors.js';
 import { INSTANCE_LEASE_PREFIX } from '../types.js';
-import { newKeyCheck, reencryptSecret, SECRET_TABLES, SHORT_LIVED_TABLES, type Rekeying, type RotateCounts } from '../rotate.js';
+import { newKeyCheck, reencryptSecret, SECRET_TABLES, SHORT_LIVED_TABLES, type Rekeying, type RotateCounts } from '../rekeying.js';
 import { connect, connectionError, displayUrl, NOW_MS } from './connection.js';
 import { openPgStore, type PgStoreOptions } from './index.js';
 

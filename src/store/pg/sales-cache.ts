@@ -1,6 +1,5 @@
-import { decryptSecret, encryptSecret } from '../crypto.js';
+import { decryptSecret, encryptSecret, salesCacheKeys } from '../crypto.js';
 import { KeyRotatedError } from '../key-check.js';
-import { salesCacheKeys } from '../sales-cache.js';
 import type { SalesCacheStore } from '../types.js';
 import type { Sql, Tx } from './connection.js';
 

@@ -1,5 +1,5 @@
 import { encryptSecret } from '../crypto.js';
-import { AAD, idHash, toPendingSignIn, toWebSession, unseal, type WebSessionRow } from '../short-lived.js';
+import { AAD, idHash, toPendingSignIn, toWebSession, unseal, type WebSessionRow } from '../short-lived-rows.js';
 import type { ContinuationStore, SignInStore, WebSessionStore } from '../types.js';
 import type { Queryable, Sql, Tx } from './connection.js';
 

@@ -1,4 +1,4 @@
-import { newTokenId, toPersonalToken, TOKEN_COLUMNS, type PersonalTokenRow } from '../team-tokens.js';
+import { newTokenId, toPersonalToken, TOKEN_COLUMNS, type PersonalTokenRow } from '../team-rows.js';
 import type { PersonalTokenStore } from '../types.js';
 import type { Sql } from './connection.js';
 

@@ -1,6 +1,6 @@
 import { decryptSecret, encryptSecret } from '../crypto.js';
-import { idHash } from '../short-lived.js';
-import { newUserId, sealRecord, TEAM_AAD, toRecord, toTeamUser, type RecordRow, type TeamUserRow } from '../team.js';
+import { idHash } from '../short-lived-rows.js';
+import { newUserId, sealRecord, TEAM_AAD, toRecord, toTeamUser, type RecordRow, type TeamUserRow } from '../team-rows.js';
 import type { AuthRecordStore, TeamKeyStore, TeamStore, TeamUserStore } from '../types.js';
 import type { Queryable, Sql, Tx } from './connection.js';
 import { pgTeamTokens } from './team-tokens.js';

@@ -1,7 +1,7 @@
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
-import { checkRefKey, countsByTrigger, FORWARD_WINDOW_MS, noAccount } from '../triggers.js';
+import { checkRefKey, countsByTrigger, FORWARD_WINDOW_MS, noAccount } from '../trigger-rules.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 import { TRIGGER_RUNS } from './work.js';
 import { COMMITS_CHANNEL, LOCK_SPACE, LOCKS, type Sql, type Tx } from './connection.js';

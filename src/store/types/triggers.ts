@@ -158,18 +158,12 @@ export interface EventStore {
   nextRetry(consumer: string): Promise<TriggerEvent | undefined>;
   /** Removes an event from the consumer's failed list (its retry succeeded). */
   clearFailure(consumer: string, eventId: number): Promise<void>;
-  /** Takes or renews a named lease; true while `holder` holds it. Without `now`, on the store's clock. */
-  acquireLease(name: string, holder: string, ttlMs: number, now?: number): Promise<boolean>;
-  releaseLease(name: string, holder: string): Promise<void>;
   recordAttempt(
     deliveryId: number,
     attempt: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
   ): Promise<void>;
   attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>>;
 }
-
-/** Each running server keeps a lease named this plus its holder id renewed while it runs. */
-export const INSTANCE_LEASE_PREFIX = 'instance:';
 
 /**
  * Due polls and due forwards, claimed by whichever instance asks first. A claim is the holder's until `ttlMs` from

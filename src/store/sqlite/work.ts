@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { toDelivery, toTrigger, type DeliveryRow, type TriggerRow } from './rows.js';
-import type { Delivery, Trigger, WorkStore } from './types.js';
+import { toDelivery, toTrigger, type DeliveryRow, type TriggerRow } from '../rows.js';
+import type { Delivery, Trigger, WorkStore } from '../types.js';
 
 /** Claims in one SQLite file: each claim is one immediate transaction, so two processes never take the same work. */
 /**

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
-import { StoreUnavailableError } from '../errors.js';
-import type { StoreProbe } from './health.js';
+import { StoreUnavailableError } from '../../errors.js';
+import type { StoreProbe } from '../health.js';
 
 const NAMES_THE_FILE = "The server's log names the file.";
 

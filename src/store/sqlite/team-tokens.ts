@@ -1,37 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { PersonalToken, PersonalTokenStore } from './types.js';
+import { newTokenId, toPersonalToken, TOKEN_COLUMNS, type PersonalTokenRow } from '../team-rows.js';
+import type { PersonalTokenStore } from '../types.js';
 
 /* Personal access tokens: the hash of each token, never the token; what a listing shows leaves the hash out. */
-
-export interface PersonalTokenRow {
-  id: string;
-  user_id: string;
-  name: string | null;
-  scope: string;
-  created_at: string;
-  expires_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-/** Every column but the hash, for the statements that return tokens. */
-export const TOKEN_COLUMNS = 'id, user_id, name, scope, created_at, expires_at, last_used_at, revoked_at';
-
-export function toPersonalToken(row: PersonalTokenRow): PersonalToken {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    name: row.name,
-    scope: row.scope,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-export const newTokenId = () => 'pat_' + randomBytes(8).toString('hex');
 
 export function sqliteTeamTokens(db: Database.Database): PersonalTokenStore {
   const one = (sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as PersonalTokenRow | undefined;

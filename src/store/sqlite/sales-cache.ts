@@ -1,16 +1,6 @@
-import { createHmac } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { decryptSecret, deriveKey, encryptSecret } from './crypto.js';
-import type { SalesCacheStore } from './types.js';
-
-/** How a lookup is found (a keyed hash of it) and what its encrypted result is bound to, in every adapter. */
-export function salesCacheKeys(key: Buffer) {
-  const hashKey = deriveKey(key, 'sales-cache/lookup-key');
-  return {
-    hash: (accountId: string, kind: string, lookup: string) => createHmac('sha256', hashKey).update(JSON.stringify([accountId, kind, lookup])).digest('base64url'),
-    aad: (accountId: string, kind: string, keyHash: string) => `sales_cache:${accountId}:${kind}:${keyHash}`,
-  };
-}
+import { decryptSecret, encryptSecret, salesCacheKeys } from '../crypto.js';
+import type { SalesCacheStore } from '../types.js';
 
 /**
  * Names, emails and phone numbers are personal data: each result is encrypted with the store key

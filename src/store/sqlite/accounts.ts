@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { AccountError, reconnectMessage } from '../errors.js';
-import type { Redactor } from '../redact.js';
+import { AccountError, reconnectMessage } from '../../errors.js';
+import type { Redactor } from '../../redact.js';
 import {
   checkNewAccount,
   checkLabel,
@@ -16,11 +16,11 @@ import {
   TOUCH_INTERVAL_MS,
   unknownId,
   withDefaults,
-} from './account-rules.js';
-import { decryptSecret, encryptSecret } from './crypto.js';
-import { PERSONAL_OWNER, type Owner } from './owner.js';
-import { toAccount, type AccountRow } from './rows.js';
-import type { Account, AccountGrant, AccountSecret, AccountStatus, AccountStore, NewAccount, Provider } from './types.js';
+} from '../account-rules.js';
+import { decryptSecret, encryptSecret } from '../crypto.js';
+import { PERSONAL_OWNER, type Owner } from '../owner.js';
+import { toAccount, type AccountRow } from '../rows.js';
+import type { Account, AccountGrant, AccountSecret, AccountStatus, AccountStore, NewAccount, Provider } from '../types.js';
 
 const ORDER = 'ORDER BY provider, created_at, rowid';
 /** The accounts an owner may use: their own, and those shared with them or with everyone. Every owner's when @owner is NULL. */

@@ -1,66 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { decryptSecret, encryptSecret } from './crypto.js';
-import { idHash, unseal } from './short-lived.js';
+import { decryptSecret, encryptSecret } from '../crypto.js';
+import { idHash } from '../short-lived-rows.js';
+import { newUserId, sealRecord, TEAM_AAD, toRecord, toTeamUser, type RecordRow, type TeamUserRow } from '../team-rows.js';
 import { sqliteTeamTokens } from './team-tokens.js';
-import type { AuthRecordStore, TeamIdentityProvider, TeamKeyStore, TeamRole, TeamStore, TeamUser, TeamUserStore } from './types.js';
+import type { AuthRecordStore, TeamKeyStore, TeamStore, TeamUserStore } from '../types.js';
 
 /*
  * Team mode's rows: people who signed in (no secret in them), the authorization server's records (every id hashed,
  * every payload encrypted and bound to its kind and id hash) and its keys (encrypted). A record that no longer
  * decrypts (written before `secrets rotate`, which drops them all anyway) reads as absent.
  */
-
-export interface TeamUserRow {
-  id: string;
-  provider: string;
-  subject: string;
-  login: string;
-  email: string | null;
-  role: string;
-  /** 0 or 1 in SQLite, a boolean in PostgreSQL. */
-  disabled: number | boolean;
-  created_at: string;
-  last_seen_at: string | null;
-}
-
-export function toTeamUser(row: TeamUserRow): TeamUser {
-  return {
-    id: row.id,
-    provider: row.provider as TeamIdentityProvider,
-    subject: row.subject,
-    login: row.login,
-    email: row.email,
-    role: row.role as TeamRole,
-    disabled: row.disabled === 1 || row.disabled === true,
-    createdAt: row.created_at,
-    lastSeenAt: row.last_seen_at,
-  };
-}
-
-export const newUserId = () => 'usr_' + randomBytes(8).toString('hex');
-
-export const TEAM_AAD = {
-  record: (kind: string, hash: string) => `team_records:${kind}:${hash}`,
-  key: (name: string) => `team_keys:${name}`,
-};
-
-export interface RecordRow {
-  kind: string;
-  id_hash: string;
-  payload_enc: string;
-  consumed: number | boolean;
-}
-
-export function toRecord(key: Buffer, row: RecordRow | undefined): { payload: string; consumed: boolean } | undefined {
-  if (!row) return undefined;
-  const payload = unseal(key, row.payload_enc, TEAM_AAD.record(row.kind, row.id_hash));
-  return payload === undefined ? undefined : { payload, consumed: row.consumed === 1 || row.consumed === true };
-}
-
-export function sealRecord(key: Buffer, kind: string, hash: string, payload: string): string {
-  return encryptSecret(key, payload, TEAM_AAD.record(kind, hash));
-}
 
 /** `guard` throws once `secrets rotate` has changed the key under this process. */
 export function sqliteTeam(db: Database.Database, key: Buffer, guard: () => void, clock: () => number = Date.now): TeamStore {

@@ -1,87 +1,10 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { InputError } from '../errors.js';
-import type { Redactor } from '../redact.js';
-import { SqliteAccountStore } from './accounts.js';
-import { ownedSalesCache, withOwners } from './owner.js';
-import { SqliteEventStore } from './events.js';
-import { SqliteHookStore } from './hooks.js';
-import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from './key-check.js';
-import { TrackedHealth } from './health.js';
-import { MIGRATIONS, runMigrations } from './migrations.js';
-import { sqliteSalesCache } from './sales-cache.js';
-import { sqliteContinuations, sqliteSignIns, sqliteWebSessions } from './short-lived.js';
-import { sqliteTeam } from './team.js';
-import { SqliteTriggerStore } from './triggers.js';
-import type { Store } from './types.js';
-import { SqliteWorkStore } from './work.js';
-import { sqliteProbe, sqliteStoreError } from './sqlite-health.js';
+import { InputError } from '../../errors.js';
+import { sqliteStoreError } from './health.js';
 
 export const DB_FILE_NAME = 'switchboard.db';
-
-export interface OpenStoreOptions {
-  /** Holds the SQLite file, and the key file when SWITCHBOARD_SECRET_KEY is not set. */
-  dataDir: string;
-  /** SWITCHBOARD_DATABASE_URL: a postgres:// URL; the store is then that PostgreSQL database, shared by every instance using it. */
-  databaseUrl?: string;
-  /** SWITCHBOARD_SECRET_KEY: 32 bytes as hex or base64, or a passphrase. Without it, `<dataDir>/secret.key` is used. */
-  secretKey?: string;
-  /** Receives every secret `accounts.resolve` decrypts. */
-  redactor?: Redactor;
-}
-
-/** The SQLite store; `db` is for this folder (secrets rotate) and for tests that look at the file. Other code sees a Store only. */
-export interface SqliteStore extends Store {
-  readonly db: Database.Database;
-  ownedBy(owner: string): SqliteStore;
-}
-
-/** The PostgreSQL store when a database URL is given, else the SQLite store in the data dir. */
-export function openStore(options: OpenStoreOptions & { databaseUrl?: undefined }): Promise<SqliteStore>;
-export function openStore(options: OpenStoreOptions): Promise<Store>;
-export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  if (!options.databaseUrl) return openSqliteStore(options);
-  // Loaded only when asked for: a SQLite install never needs the PostgreSQL client.
-  const { openPgStore } = await import('./pg/index.js');
-  return openPgStore({ ...options, databaseUrl: options.databaseUrl });
-}
-
-async function openSqliteStore(options: OpenStoreOptions): Promise<SqliteStore> {
-  const { db, dbFile } = openDataDirDatabase(options.dataDir);
-  try {
-    runMigrations(db);
-    restrictFileModes(dbFile);
-    const { key, check } = await checkKey(keyCheckRecord(db, dbFile), options);
-    const guard = keyGuard(db, check);
-    const health = new TrackedHealth(sqliteProbe(db, dbFile, MIGRATIONS.at(-1)?.version ?? 0));
-    const shared = {
-      db,
-      health,
-      hooks: health.guard(new SqliteHookStore(db, key, guard)),
-      work: health.guard(new SqliteWorkStore(db, key)),
-      signIns: health.guard(sqliteSignIns(db, key, guard)),
-      webSessions: health.guard(sqliteWebSessions(db, key, guard)),
-      continuations: health.guard(sqliteContinuations(db, key, guard)),
-      team: health.guard(sqliteTeam(db, key, guard)),
-      async close() {
-        if (db.open) db.close();
-      },
-    };
-    const salesCache = sqliteSalesCache(db, key, guard);
-    const touched = new Map<string, number>();
-    return withOwners<SqliteStore>((owner) => ({
-      ...shared,
-      accounts: health.guard(new SqliteAccountStore(db, key, options.redactor, guard, owner, touched)),
-      triggers: health.guard(new SqliteTriggerStore(db, key, Date.now, guard, owner)),
-      events: health.guard(new SqliteEventStore(db, key, Date.now, owner)),
-      salesCache: health.guard(ownedSalesCache(salesCache, owner)),
-    }));
-  } catch (error) {
-    db.close();
-    throw sqliteStoreError(error, dbFile) ?? error;
-  }
-}
 
 /** The data dir's SQLite file, created (0600) with its directory when absent; failures say which file or directory and how to fix it. */
 export function openDataDirDatabase(dataDir: string): { db: Database.Database; dbFile: string } {
@@ -188,27 +111,8 @@ function reportDamage<T>(work: () => T, dbFile: string): T {
   }
 }
 
-function restrictFileModes(dbFile: string): void {
+export function restrictFileModes(dbFile: string): void {
   for (const file of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) {
     if (existsSync(file)) chmodSync(file, 0o600);
   }
-}
-
-/**
- * Secret writes first check that the key check is still the one this connection opened with: after
- * `secrets rotate` a process holding the old key must not write secrets nobody can read any more.
- */
-function keyGuard(db: Database.Database, check: string): () => void {
-  const read = db.prepare("SELECT value FROM meta WHERE key = 'key_check'");
-  return () => {
-    if ((read.get() as { value: string } | undefined)?.value !== check) throw new KeyRotatedError(KEY_ROTATED_MESSAGE);
-  };
-}
-
-function keyCheckRecord(db: Database.Database, dbFile: string): KeyCheckRecord {
-  return {
-    where: dbFile,
-    read: async () => (db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get() as { value: string } | undefined)?.value,
-    insertIfAbsent: async (check) => void db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('key_check', ?)").run(check),
-  };
 }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import { consumerOf, ownedConsumer, type Owner } from './owner.js';
-import { toEvent, type EventRow } from './rows.js';
-import type { ConsumerFailure, EventStore, TriggerEvent } from './types.js';
+import { consumerOf, ownedConsumer, type Owner } from '../owner.js';
+import { toEvent, type EventRow } from '../rows.js';
+import type { ConsumerFailure, EventStore, TriggerEvent } from '../types.js';
 
 /** The view owner's events; every owner's when @owner is NULL. */
 const OWN = '(@owner IS NULL OR owner = @owner)';
@@ -126,25 +126,6 @@ export class SqliteEventStore implements EventStore {
 
   private keyOrNull(consumer: string | undefined): string | null {
     return consumer === undefined ? null : this.consumer(consumer);
-  }
-
-  async acquireLease(name: string, holder: string, ttlMs: number, now = this.clock()): Promise<boolean> {
-    const take = this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT INTO leases (name, holder, expires_at) VALUES (@name, @holder, @expires)
-           ON CONFLICT (name) DO UPDATE SET holder = @holder, expires_at = @expires
-           WHERE leases.holder = @holder OR leases.expires_at < @now`,
-        )
-        .run({ name, holder, expires: now + ttlMs, now });
-      const row = this.db.prepare('SELECT holder FROM leases WHERE name = ?').get(name) as { holder: string };
-      return row.holder === holder;
-    });
-    return take.immediate();
-  }
-
-  async releaseLease(name: string, holder: string): Promise<void> {
-    this.db.prepare('DELETE FROM leases WHERE name = ? AND holder = ?').run(name, holder);
   }
 
   async recordAttempt(

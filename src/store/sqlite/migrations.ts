@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { InputError } from '../errors.js';
+import { InputError } from '../../errors.js';
+import { assertMigrationsOrdered, type MigrationResult } from '../migration-rules.js';
 
 export interface Migration {
   version: number;
@@ -320,21 +321,6 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
-
-export interface MigrationResult {
-  from: number;
-  to: number;
-}
-
-export function assertMigrationsOrdered(migrations: readonly { version: number }[]): void {
-  migrations.forEach((migration, index) => {
-    const previous = index === 0 ? 0 : migrations[index - 1].version;
-    const valid = Number.isInteger(migration.version) && (index === 0 ? migration.version === 1 : migration.version > previous);
-    if (!valid) {
-      throw new Error(`Migration versions must start at 1 and strictly increase; entry ${index} has version ${migration.version} after ${previous}.`);
-    }
-  });
-}
 
 /** Brings the schema up to the newest migration in one immediate transaction, so concurrent openers serialise. */
 export function runMigrations(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): MigrationResult {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { DecryptedSecrets, encryptSecret } from './crypto.js';
-import { toHook, toTrigger, type HookRow, type TriggerRow } from './rows.js';
-import type { Hook, HookStore, Trigger } from './types.js';
+import { DecryptedSecrets, encryptSecret } from '../crypto.js';
+import { toHook, toTrigger, type HookRow, type TriggerRow } from '../rows.js';
+import type { Hook, HookStore, Trigger } from '../types.js';
 
 export class SqliteHookStore implements HookStore {
   private readonly secrets: DecryptedSecrets;
