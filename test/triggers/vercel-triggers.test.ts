@@ -11,6 +11,7 @@ import { USER_ID } from '../../src/sandbox/vercel.data.js';
 import { registerWebhook, vercelWebhooksIdle } from '../../src/sandbox/vercel.webhooks.js';
 import type { WebhookDelivery } from '../../src/contracts/triggers.js';
 import { startHarness, type Harness } from '../harness.js';
+import { until } from '../support/wait.js';
 import { http } from '../sandbox/http.js';
 
 let h: Harness;
@@ -43,15 +44,6 @@ async function advance(id: string, to?: string): Promise<{ deployment: { readySt
   const res = await http('POST', `${sandboxUrl()}/_sandbox/vercel/deployments/${id}/advance`, { body: to ? { to } : {} });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
-}
-
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, ms = 2000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('a trigger whose webhook Switchboard creates (team account, Pro)', () => {
@@ -94,7 +86,10 @@ describe('a trigger whose webhook Switchboard creates (team account, Pro)', () =
       summary: expect.stringMatching(/^Deployment of platform-web to preview completed from staging @ [0-9a-f]{7}: https:\/\//),
       payload: { type: 'deployment.succeeded', deployment_id: d.id, project_id: TEAM_PROJECT, target: null, ref: 'staging', team_id: 'team_sbx' },
     });
-    const n = await until(() => notified.filter((x) => x.triggerId === triggerId), (l) => l.length > 0);
+    const n = await until(() => {
+      const delivered = notified.filter((x) => x.triggerId === triggerId);
+      return delivered.length > 0 && delivered;
+    }, 'the notification', 2_000);
     expect(n).toEqual([{ eventId: String(event!.id), triggerId, kind: 'vercel.deployment_completed', occurredAt: event!.occurredAt, summary: event!.summary }]);
   });
 
