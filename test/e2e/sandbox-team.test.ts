@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect, signIn, startCallbackServer, TestOAuthClient } from '../team/team.js';
-import { launchBrowser } from '../web/browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { CLI, exited } from './cli.js';
 import { watchMisses } from './misses.js';
 
