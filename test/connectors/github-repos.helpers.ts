@@ -33,10 +33,6 @@ export function resetGithub(h: Harness): void {
   h.sandbox.servers.github.reset();
 }
 
-export function expectNoMisses(h: Harness): void {
-  expect(h.sandbox.servers.github.misses.map((r) => `${r.method} ${r.path}`)).toEqual([]);
-}
-
 export const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
 
 /** The content of a file on a branch, straight from the sandbox's state. */

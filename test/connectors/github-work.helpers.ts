@@ -28,10 +28,6 @@ export function sent(h: Harness, method?: string): Sent[] {
 
 export const lines = (h: Harness) => sent(h).map((r) => `${r.method} ${r.path}`);
 
-export function expectNoMisses(h: Harness): void {
-  expect(h.sandbox.servers.github.misses.map((r) => `${r.method} ${r.path}`)).toEqual([]);
-}
-
 export const helloWorld = (h: Harness) => h.sandbox.states.github.repos.find((r) => r.name === 'hello-world')!;
 
 /** Each tool's tools/list entry: size (printed for the report) within a bound, short description, every input described. */

@@ -1,5 +1,5 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS, salesRoutes, type SandboxRequest, type SandboxResponse } from '../../src/sandbox/index.js';
 import type { SalesPerson } from '../../src/sandbox/sales.js';
@@ -19,7 +19,6 @@ beforeEach(() => {
   h.sandbox.states.sales.credits.used = 0;
   (h.store as SqliteStore).db.exec('DELETE FROM sales_cache');
 });
-afterEach(() => expect(h.sandbox.servers.sales.misses).toEqual([]));
 
 const requests = (key?: string) => h.sandbox.servers.sales.requests.filter((r) => !key || `${r.method} ${r.path}` === key);
 const credits = () => h.sandbox.states.sales.credits;

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS } from '../../src/sandbox/index.js';
 import { buildTools } from '../../src/registry.js';
@@ -15,7 +15,6 @@ beforeEach(() => {
   h.sandbox.servers.sales.reset();
   h.sandbox.states.sales.credits.used = 0;
 });
-afterEach(() => expect(h.sandbox.servers.sales.misses).toEqual([]));
 
 const requests = () => h.sandbox.servers.sales.requests;
 const state = () => h.sandbox.states.sales;

@@ -1,5 +1,5 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectorTools } from '../../src/connectors/index.js';
 import { vercelTools } from '../../src/connectors/vercel/tools.js';
 import { SANDBOX_TOKENS } from '../../src/sandbox/index.js';
@@ -21,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 beforeEach(() => h.sandbox.servers.vercel.reset());
-afterEach(() => expect(h.sandbox.servers.vercel.misses).toEqual([]));
 
 const state = () => h.sandbox.states.vercel;
 const requests = () => h.sandbox.servers.vercel.requests;

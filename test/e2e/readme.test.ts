@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from './cli.js';
-import { watchMisses } from './misses.js';
+import { watchMisses } from '../support/misses.js';
 import { commandLines, ROOT, shellBlocks } from '../docs/markdown.js';
 import { until } from '../support/wait.js';
 

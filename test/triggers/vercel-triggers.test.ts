@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import * as z from 'zod/v4';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorTools } from '../../src/connectors/index.js';
 import { vercelTools } from '../../src/connectors/vercel/tools.js';
 import { vercelKinds } from '../../src/connectors/vercel/webhooks.js';
@@ -32,7 +32,6 @@ beforeAll(async () => {
   h.client.setNotificationHandler(EventNotification, (n) => void notified.push(n.params));
 });
 afterAll(() => h.close());
-afterEach(() => expect(h.sandbox.servers.vercel.misses).toEqual([]));
 
 const state = () => h.sandbox.states.vercel;
 const sandboxUrl = () => h.sandbox.servers.vercel.url;
