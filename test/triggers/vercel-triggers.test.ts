@@ -1,8 +1,6 @@
 import { createHmac } from 'node:crypto';
 import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectorTools } from '../../src/connectors/index.js';
-import { vercelTools } from '../../src/connectors/vercel/tools.js';
 import { vercelKinds } from '../../src/connectors/vercel/webhooks.js';
 import { replaceWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from '../../src/triggers/commands.js';
 import { SANDBOX_TOKENS } from '../../src/sandbox/index.js';
@@ -26,8 +24,7 @@ const EventNotification = z.object({
 const notified: Array<z.infer<typeof EventNotification>['params']> = [];
 
 beforeAll(async () => {
-  const wired = new Set(connectorTools({ readOnly: false }).map((t) => t.name));
-  h = await startHarness({ listen: true, extraTools: vercelTools.filter((t) => !wired.has(t.name)) });
+  h = await startHarness({ listen: true });
   await h.store.accounts.add({ provider: 'vercel', label: 'team', identity: 'sbx-vercel', meta: { teamId: 'team_sbx' }, secret: { kind: 'token', token: SANDBOX_TOKENS.vercel } });
   h.client.setNotificationHandler(EventNotification, (n) => void notified.push(n.params));
 });
