@@ -1,15 +1,11 @@
 import { join } from 'node:path';
 import { Agent } from 'undici';
-import { TokenRefresher } from './accounts/refresh.js';
-import { createSignIn } from './accounts/sign-in.js';
+import { composeDeps } from './compose.js';
 import type { Config } from './config.js';
-import { ResponseCache } from './http/client.js';
 import type { Logger } from './log.js';
 import { startHttpListener, type HttpListener } from './mcp/http.js';
 import type { ServerDeps, Surface } from './mcp/server.js';
 import type { Redactor } from './redact.js';
-import { serverTools } from './registry.js';
-import { ResultBudget } from './result-budget.js';
 import { loadSandbox, type Sandbox } from './sandbox/load.js';
 import { openStore } from './store/index.js';
 import { EventLog } from './triggers/event-log.js';
@@ -93,26 +89,15 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const log = new EventLog(store.events);
     await log.start(options.since);
     closers.push(async () => log.stop());
-    const deps: ServerDeps = {
-      drain: shutdown,
-      forwardPolicy: { allowPrivate: config.forwardAllowPrivate },
-      store,
-      triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl, pollSoon: (id) => runner.pollSoon(id) },
-      baseUrls,
-      redactor,
-      readOnly: config.readOnly,
-      dispatcher,
-      cache: new ResponseCache(),
-      salesCacheDays: config.salesCacheDays,
-      results: new ResultBudget({ maxTokens: config.maxResultTokens, store: store.continuations }),
-      signIn: createSignIn({ store, baseUrls, oauth, dispatcher, redactor }),
-      tokens: new TokenRefresher({ store, oauth, redactor, logger }),
-      // The process serving HTTP also serves the sign-in callback (the listener lease holder, in stdio mode).
-      signInBase: () => (listener ? (config.http.publicUrl ?? listener.url) : undefined),
-      logger,
-      version: options.version,
-      tools: serverTools(config),
-    };
+    const deps = composeDeps(
+      { ...config, oauth },
+      { store, log, baseUrls, redactor, logger, version: options.version, dispatcher, pollSoon: (id) => runner.pollSoon(id) },
+      {
+        drain: shutdown,
+        // The process serving HTTP also serves the sign-in callback (the listener lease holder, in stdio mode).
+        signInBase: () => (listener ? (config.http.publicUrl ?? listener.url) : undefined),
+      },
+    );
     // Team mode protects MCP over HTTP: only a process that serves it runs the authorization server.
     const team =
       config.team && options.mcp

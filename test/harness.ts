@@ -9,13 +9,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import { TokenRefresher } from '../src/accounts/refresh.js';
-import { ResponseCache } from '../src/http/client.js';
+import { composeDeps } from '../src/compose.js';
+import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startHttpListener } from '../src/mcp/http.js';
 import { createServer, type ServerDeps } from '../src/mcp/server.js';
 import { Redactor } from '../src/redact.js';
-import { ResultBudget } from '../src/result-budget.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { serverTools } from '../src/registry.js';
 import { openStore } from '../src/store/index.js';
@@ -78,25 +77,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   const log = new EventLog(store.events, 50);
   await log.start();
-  const deps: ServerDeps = {
-    store,
-    triggers: { kinds: TRIGGER_KINDS, log },
-    baseUrls: sandbox.baseUrls,
-    redactor,
-    readOnly: options.readOnly ?? false,
-    logger: createLogger({ stream, level: 'debug', redactor }),
-    version: 'test',
-    // Extra tools win over registry tools of the same name, so tests keep working once the tools are wired in.
-    tools: [
-      ...serverTools({ readOnly: options.readOnly ?? false, toolsets: options.toolsets, toolMode: 'all' }).filter((t) => !options.extraTools?.some((x) => x.name === t.name)),
-      ...(options.extraTools ?? []),
-    ],
-    retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },
-    cache: new ResponseCache(),
-    tokens: new TokenRefresher({ store, oauth: sandbox.oauthSettings, redactor }),
-    results: new ResultBudget({ maxTokens: options.maxResultTokens ?? 25_000, store: store.continuations }),
-  };
-  const logger = deps.logger;
+  const logger = createLogger({ stream, level: 'debug', redactor });
+  const settings = { ...loadConfig({}), oauth: sandbox.oauthSettings, readOnly: options.readOnly ?? false, toolsets: options.toolsets, maxResultTokens: options.maxResultTokens ?? 25_000 };
+  const deps = composeDeps(
+    settings,
+    { store, log, baseUrls: sandbox.baseUrls, redactor, logger, version: 'test' },
+    {
+      retry: { maxAttempts: 3, budgetMs: 2_000, baseDelayMs: 5 },
+      // Extra tools win over registry tools of the same name, so tests keep working once the tools are wired in.
+      ...(options.extraTools && { tools: [...serverTools(settings).filter((t) => !options.extraTools?.some((x) => x.name === t.name)), ...options.extraTools] }),
+    },
+  );
   const listener = options.listen
     ? await startHttpListener({ host: '127.0.0.1', port: 0, routes: webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), logger, version: 'test' })
     : undefined;

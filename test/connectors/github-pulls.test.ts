@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { projectsOf } from '../../src/sandbox/github/projects.js';
 import type { Harness } from '../harness.js';
-import { REPO_PATH, checkSizes, expectNoMisses, helloWorld, lines, sent, startWorkHarness } from './github-work.helpers.js';
+import { REPO_PATH, checkSizes, helloWorld, lines, sent, startWorkHarness } from './github-work.helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -9,7 +9,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 beforeEach(() => h.sandbox.servers.github.reset());
-afterEach(() => expectNoMisses(h));
 
 const REPO = { owner: 'sbx-octocat', repo: 'hello-world' };
 const git = () => helloWorld(h).git;

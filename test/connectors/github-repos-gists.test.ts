@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { gistsOf } from '../../src/sandbox/github/gists.js';
 import type { Harness } from '../harness.js';
-import { expectNoMisses, lastRequest, lines, received, resetGithub, startReposHarness } from './github-repos.helpers.js';
+import { lastRequest, lines, received, resetGithub, startReposHarness } from './github-repos.helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -9,7 +9,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 beforeEach(() => resetGithub(h));
-afterEach(() => expectNoMisses(h));
 
 const gists = () => gistsOf(h.sandbox.states.github);
 

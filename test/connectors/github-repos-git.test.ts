@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commit, history } from '../../src/sandbox/github/git.js';
 import type { Harness } from '../harness.js';
-import { OWNER, REPO, REPO_PATH, expectNoMisses, headOf, lastRequest, lines, received, resetGithub, startReposHarness } from './github-repos.helpers.js';
+import { OWNER, REPO, REPO_PATH, headOf, lastRequest, lines, received, resetGithub, startReposHarness } from './github-repos.helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -9,7 +9,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 beforeEach(() => resetGithub(h));
-afterEach(() => expectNoMisses(h));
 
 const repoState = () => h.sandbox.states.github.repos.find((r) => r.name === REPO)!;
 

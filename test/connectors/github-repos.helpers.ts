@@ -1,12 +1,10 @@
 import { expect } from 'vitest';
-import { gistsTools } from '../../src/connectors/github/gists.tools.js';
-import { reposTools } from '../../src/connectors/github/repos.tools.js';
 import type { SandboxRequest } from '../../src/sandbox/server.js';
 import { startHarness, type Harness } from '../harness.js';
 
-/** A harness listing the repository and gist tools whether or not they are wired into the registry yet. */
+/** A harness for the repository and gist tools. */
 export function startReposHarness(): Promise<Harness> {
-  return startHarness({ extraTools: [...reposTools, ...gistsTools] });
+  return startHarness();
 }
 
 export const OWNER = 'sbx-octocat';
@@ -31,10 +29,6 @@ export function lastRequest(h: Harness, method: string) {
 
 export function resetGithub(h: Harness): void {
   h.sandbox.servers.github.reset();
-}
-
-export function expectNoMisses(h: Harness): void {
-  expect(h.sandbox.servers.github.misses.map((r) => `${r.method} ${r.path}`)).toEqual([]);
 }
 
 export const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');

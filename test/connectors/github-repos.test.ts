@@ -1,10 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, parseLink } from '../../src/connectors/github/common.js';
 import { blobSha } from '../../src/sandbox/github/git.js';
 import { githubExamples } from '../contract/github-examples.js';
 import type { Harness } from '../harness.js';
-import { OWNER, REPO, REPO_PATH, b64, expectNoMisses, fileOn, lastRequest, lines, received, resetGithub, startReposHarness } from './github-repos.helpers.js';
+import { OWNER, REPO, REPO_PATH, b64, fileOn, lastRequest, lines, received, resetGithub, startReposHarness } from './github-repos.helpers.js';
 
 let h: Harness;
 let listed: Tool[];
@@ -14,7 +14,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 beforeEach(() => resetGithub(h));
-afterEach(() => expectNoMisses(h));
 
 const MINE = [
   'github_create_repository',

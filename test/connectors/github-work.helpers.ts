@@ -1,13 +1,10 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import { issuesTools } from '../../src/connectors/github/issues.tools.js';
-import { pullsTools } from '../../src/connectors/github/pulls.tools.js';
-import { workflowsTools } from '../../src/connectors/github/workflows.tools.js';
 import { startHarness, type Harness } from '../harness.js';
 
-/** A harness listing the issue, pull request and workflow tools whether or not they are wired into the registry yet. */
+/** A harness for the issue, pull request and workflow tools. */
 export function startWorkHarness(): Promise<Harness> {
-  return startHarness({ extraTools: [...issuesTools, ...pullsTools, ...workflowsTools] });
+  return startHarness();
 }
 
 export const REPO_PATH = '/repos/sbx-octocat/hello-world';
@@ -27,10 +24,6 @@ export function sent(h: Harness, method?: string): Sent[] {
 }
 
 export const lines = (h: Harness) => sent(h).map((r) => `${r.method} ${r.path}`);
-
-export function expectNoMisses(h: Harness): void {
-  expect(h.sandbox.servers.github.misses.map((r) => `${r.method} ${r.path}`)).toEqual([]);
-}
 
 export const helloWorld = (h: Harness) => h.sandbox.states.github.repos.find((r) => r.name === 'hello-world')!;
 

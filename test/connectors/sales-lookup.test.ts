@@ -3,17 +3,14 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dialectOf } from '../../src/connectors/sales/dialect.js';
-import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS } from '../../src/sandbox/index.js';
-import { buildTools } from '../../src/registry.js';
 import { openStore } from '../../src/store/index.js';
 import { startHarness, type Harness } from '../harness.js';
 import { emptySalesCache } from '../store/states.js';
 
 let h: Harness;
 beforeAll(async () => {
-  const wired = new Set(buildTools({ readOnly: false }).map((t) => t.name));
-  h = await startHarness({ extraTools: salesTools.filter((t) => !wired.has(t.name)) });
+  h = await startHarness();
   await h.store.accounts.add({ provider: 'sales', label: 'v2', meta: { dialect: 'v2' }, secret: { kind: 'api_key', apiKey: SANDBOX_API_KEYS.sales } });
 });
 afterAll(() => h.close());
@@ -23,7 +20,6 @@ beforeEach(async () => {
   await emptySalesCache(h.store);
 });
 afterEach(() => {
-  expect(h.sandbox.servers.sales.misses).toEqual([]);
   delete h.deps.salesCacheDays;
 });
 

@@ -1,13 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { salesTools } from '../../src/connectors/sales/tools.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SANDBOX_API_KEYS } from '../../src/sandbox/index.js';
-import { buildTools } from '../../src/registry.js';
 import { startHarness, type Harness } from '../harness.js';
 
 let h: Harness;
 beforeAll(async () => {
-  const wired = new Set(buildTools({ readOnly: false }).map((t) => t.name));
-  h = await startHarness({ extraTools: salesTools.filter((t) => !wired.has(t.name)) });
+  h = await startHarness();
   await h.store.accounts.add({ provider: 'sales', label: 'v2', meta: { dialect: 'v2' }, secret: { kind: 'api_key', apiKey: SANDBOX_API_KEYS.sales } });
 });
 afterAll(() => h.close());
@@ -15,7 +12,6 @@ beforeEach(() => {
   h.sandbox.servers.sales.reset();
   h.sandbox.states.sales.credits.used = 0;
 });
-afterEach(() => expect(h.sandbox.servers.sales.misses).toEqual([]));
 
 const requests = () => h.sandbox.servers.sales.requests;
 const state = () => h.sandbox.states.sales;

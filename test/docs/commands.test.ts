@@ -7,7 +7,7 @@ import { createGithubState, githubEnterpriseRoutes, OUTLOOK_PERSONAL_TOKEN, SAND
 import { openStore } from '../../src/store/index.js';
 import { freePort } from '../pg-global.js';
 import { http } from '../sandbox/http.js';
-import { watchMisses } from '../e2e/misses.js';
+import { watchMisses } from '../support/misses.js';
 import { commandLines, docSection, shellBlocks, SWITCHBOARD } from './markdown.js';
 
 /**

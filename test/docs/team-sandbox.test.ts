@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../pg-global.js';
-import { watchMisses } from '../e2e/misses.js';
+import { watchMisses } from '../support/misses.js';
 import { commandLines, shellBlocks, SWITCHBOARD } from './markdown.js';
 
 /**

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { watchMisses } from './misses.js';
+import { watchMisses } from '../support/misses.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/bin/switchboard.js', import.meta.url));
 

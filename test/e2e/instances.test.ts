@@ -9,6 +9,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import { freshDatabase, type TestDatabase } from '../pg.js';
 import { exited, runCli, startHttpServe } from './cli.js';
 import { connect, type Connection } from './revisions.js';
+import { until } from '../support/wait.js';
 
 const REPO = 'sbx-octocat/hello-world';
 const SECRET_KEY = 'instances share this key';
@@ -73,16 +74,6 @@ function startReceiver(): Promise<{ url: string; seen: Array<{ eventId: string; 
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/events`, seen, server })));
 }
 
-async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('several instances on one PostgreSQL database', () => {
   it('share accounts, triggers and events; a webhook to A reaches a session on B; kill -9 of A under load loses nothing acknowledged', { timeout: 120_000 }, async () => {
     const receiver = await startReceiver();
@@ -120,7 +111,7 @@ describe('several instances on one PostgreSQL database', () => {
 
     // A is alone: it claims the first event's forward, which the receiver holds open.
     expect(await deliver(a.base, 0)).toBe(200);
-    await until(() => receiver.seen.length === 1, 10_000, 'the first forward');
+    await until(() => receiver.seen.length === 1, 'the first forward', 10_000);
 
     const b = await startInstance('b');
     const onB: Connection = await connect('2025-11-25', { url: b.url });
@@ -139,7 +130,7 @@ describe('several instances on one PostgreSQL database', () => {
     // A webhook delivered to A reaches both sessions on B.
     expect(await deliver(a.base, 1)).toBe(200);
     for (const client of [onB, modernOnB]) {
-      await until(() => client.updates.find((u) => u.note?.summary.includes('Issue 1')), 10_000, 'the event on B');
+      await until(() => client.updates.find((u) => u.note?.summary.includes('Issue 1')), 'the event on B', 10_000);
     }
 
     // Load on A, with A killed in the middle; senders move to B when A stops answering.
@@ -170,11 +161,11 @@ describe('several instances on one PostgreSQL database', () => {
 
     // B carries on: its session hears of a delivery made after the kill.
     const last = acknowledged.at(-1)!;
-    await until(() => onB.updates.find((u) => u.note?.summary.includes(`Issue ${last}`)), 10_000, 'an event after the kill on B');
+    await until(() => onB.updates.find((u) => u.note?.summary.includes(`Issue ${last}`)), 'an event after the kill on B', 10_000);
 
     // The forward A had claimed is sent again by B once A's claim runs out.
     const firstId = String(events.find((e) => e.dedupeKey === 'delivery-0')!.id);
-    const retried = await until(() => receiver.seen.slice(1).find((s) => s.eventId === firstId), 40_000, 'B to take over the forward A held');
+    const retried = await until(() => receiver.seen.slice(1).find((s) => s.eventId === firstId), 'B to take over the forward A held', 40_000);
     expect(retried.at - killedAt).toBeLessThan(30_000);
   });
 });

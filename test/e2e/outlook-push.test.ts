@@ -18,6 +18,7 @@ import {
 } from '../../src/sandbox/index.js';
 import { openStore, type SqliteStore } from '../../src/store/index.js';
 import { runCli, startUntilReady } from './cli.js';
+import { until } from '../support/wait.js';
 
 let sandbox: Sandbox;
 let dataDir: string;
@@ -31,16 +32,6 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as { port: number };
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
-}
-
-async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 beforeAll(async () => {
@@ -76,19 +67,19 @@ describe('serve --public-url with an outlook.new_email trigger', () => {
     const id = /Created trigger (trg_[0-9a-f]+)/.exec(added.stdout)![1]!;
     expect(added.stdout).toMatch(/subscribes to Graph change notifications.* switchboard triggers list shows its mode \(push or poll\) and why\./);
     const url = `${publicUrl}/webhooks/outlook/${id}`;
-    const subscribed = (notOf?: string) => until(() => liveSubscriptions(sandbox.states.outlook).find((s) => s.notificationUrl === url && s.id !== notOf), 'a subscription');
+    const subscribed = (notOf?: string) => until(() => liveSubscriptions(sandbox.states.outlook).find((s) => s.notificationUrl === url && s.id !== notOf), 'a subscription', 20_000);
 
     const subscription = await subscribed();
     const listed = await until(async () => {
       const out = await runCli(['triggers', 'list'], { env });
       return new RegExp(`^${id}\\s+outlook\\.new_email\\s+\\S+\\s+active\\s+push\\s`, 'm').test(out.stdout) && out;
-    }, 'push in triggers list');
+    }, 'push in triggers list', 20_000);
     expect(listed.code).toBe(0);
     const [json] = JSON.parse((await runCli(['triggers', 'list', '--json'], { env })).stdout);
     expect(json).toMatchObject({ config: { backstop_interval_seconds: 10 }, mode: 'push', mode_reason: expect.stringMatching(/delta poll every 10 s/) });
 
     email('Straight from Graph');
-    await until(async () => (await subjects(id)).length === 1, 'the event');
+    await until(async () => (await subjects(id)).length === 1, 'the event', 20_000);
     await settleNotifications(sandbox.states.outlook);
     expect(subscription.posts.filter((p) => p.kind === 'change').map((p) => p.status)).toEqual([202]);
 
@@ -110,7 +101,7 @@ describe('serve --public-url with an outlook.new_email trigger', () => {
     expect(liveSubscriptions(sandbox.states.outlook).map((s) => s.id)).toEqual([again.id]);
     expect(sandbox.servers.outlook.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith(`/subscriptions/${again.id}`)).length).toBeGreaterThanOrEqual(1);
     email('After the renewal');
-    await until(async () => (await subjects(id)).length === 3, 'the event after the renewal');
+    await until(async () => (await subjects(id)).length === 3, 'the event after the renewal', 20_000);
     await settleNotifications(sandbox.states.outlook);
     expect(again.posts.filter((p) => p.kind === 'change').map((p) => p.status)).toEqual([202]);
 

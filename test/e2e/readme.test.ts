@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from './cli.js';
-import { watchMisses } from './misses.js';
+import { watchMisses } from '../support/misses.js';
 import { commandLines, ROOT, shellBlocks } from '../docs/markdown.js';
+import { until } from '../support/wait.js';
 
 /** The shell lines of the README's Quick start, comments dropped, without the set-up commands CI itself runs. */
 function quickStartCommands(): string[] {
@@ -57,14 +58,6 @@ function startUntil(command: string, ready: RegExp): Promise<{ child: ChildProce
   });
 }
 
-function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  return new Promise((resolve, reject) => {
-    const tick = () => (check() ? resolve() : Date.now() > end ? reject(new Error(`timed out waiting for ${what}`)) : setTimeout(tick, 100));
-    tick();
-  });
-}
-
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'switchboard-readme-'));
   prefix = mkdtempSync(join(tmpdir(), 'switchboard-prefix-'));
@@ -73,7 +66,7 @@ beforeAll(async () => {
   server = spawn(process.execPath, [CLI, 'serve', '--sandbox', '--http', '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   watchMisses(server.stderr);
   server.stderr!.on('data', (d) => (banner += d));
-  await until(() => /Try it[\s\S]*Sign-in pages/.test(banner), 20_000, 'the sandbox banner');
+  await until(() => /Try it[\s\S]*Sign-in pages/.test(banner), 'the sandbox banner', 20_000);
 });
 
 afterAll(async () => {
@@ -122,6 +115,6 @@ describe('the README against the sandbox', () => {
       const r = await shell(command);
       expect(r.code, `${command}\n${r.stderr}`).toBe(0);
     }
-    await until(() => /Email from dana@acme\.com: Hello/.test(tail!.output()), 40_000, 'the delivered email in events tail');
+    await until(() => /Email from dana@acme\.com: Hello/.test(tail!.output()), 'the delivered email in events tail', 40_000);
   });
 });

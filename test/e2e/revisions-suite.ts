@@ -1,7 +1,8 @@
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { finishedPolls, REVISIONS, signInThrough, textOf, until, type Connection, type Revision, type Setup } from './revisions.js';
+import { finishedPolls, REVISIONS, signInThrough, textOf, type Connection, type Revision, type Setup } from './revisions.js';
+import { until } from '../support/wait.js';
 
 export interface SuiteContext {
   sandbox: () => Sandbox;
@@ -58,10 +59,10 @@ export function revisionSuite(t: SuiteContext): void {
     it(delivery, async () => {
       await c().watch(setup().eventsUri);
       const note = await setup().commit(`Email for the ${revision} client`);
-      await until(() => c().updates.some((u) => u.note?.eventId === note.eventId), `the resource update of event ${note.eventId}`);
+      await until(() => c().updates.some((u) => u.note?.eventId === note.eventId), `the resource update of event ${note.eventId}`, 15_000);
       expect(c().updates.find((u) => u.note?.eventId === note.eventId)).toEqual({ uri: setup().eventsUri, note });
       if (revision === '2025-11-25') {
-        await until(() => c().vendorNotes.some((n) => n.eventId === note.eventId), `the vendor notification of event ${note.eventId}`);
+        await until(() => c().vendorNotes.some((n) => n.eventId === note.eventId), `the vendor notification of event ${note.eventId}`, 15_000);
         expect(c().vendorNotes.find((n) => n.eventId === note.eventId)).toEqual(note);
       } else {
         expect(c().vendorNotes).toEqual([]);
@@ -108,13 +109,13 @@ export function revisionSuite(t: SuiteContext): void {
       const abort = new AbortController();
       const call = c().call('events_next', { consumer, wait_seconds: 60 }, { signal: abort.signal });
       // The poll has started on the server once it has stored the new consumer's cursor.
-      await until(async () => (await setup().store.events.cursor(`mcp:${consumer}`)) !== undefined, 'the poll to start');
+      await until(async () => (await setup().store.events.cursor(`mcp:${consumer}`)) !== undefined, 'the poll to start', 15_000);
       const aborted = Date.now();
       abort.abort('the person stopped it');
       await expect(call).rejects.toThrow();
       expect(Date.now() - aborted).toBeLessThan(10_000);
       // The server logs each call's end: the poll ended well before its 60 seconds were up.
-      await until(() => finishedPolls(t.serverLog(revision)).length > finished, 'the server to end the poll');
+      await until(() => finishedPolls(t.serverLog(revision)).length > finished, 'the server to end the poll', 15_000);
       expect(finishedPolls(t.serverLog(revision))[finished]).toBeLessThan(30_000);
       const next = await c().call('accounts_list', { provider: 'sales' });
       expect(next.isError, textOf(next)).toBeFalsy();

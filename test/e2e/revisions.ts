@@ -200,13 +200,6 @@ export async function connect(revision: Revision, endpoint: Endpoint, mode: 'aut
   return connection;
 }
 
-/** Polls `check` every 20 ms until it holds; fails naming `what` after `ms`. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
-  for (const end = Date.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-  }
-}
-
 /** The text of a result's first content block. */
 export const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 

@@ -6,9 +6,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect, signIn, startCallbackServer, TestOAuthClient } from '../team/team.js';
-import { launchBrowser } from '../web/browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { CLI, exited } from './cli.js';
-import { watchMisses } from './misses.js';
+import { watchMisses } from '../support/misses.js';
 
 /**
  * `switchboard serve --sandbox --http --team`, the one command, run as a newcomer runs it (a free port and a data

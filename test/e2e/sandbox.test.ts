@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, exited, runCli, startHttpServe } from './cli.js';
-import { watchMisses } from './misses.js';
+import { watchMisses } from '../support/misses.js';
 
 let dataDir: string;
 let env: Record<string, string>;

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubRoutes, SANDBOX_TOKENS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { CLI, exited, runCli, startHttpServe } from './cli.js';
+import { until } from '../support/wait.js';
 
 let sandbox: Sandbox;
 let dataDir: string;
@@ -34,14 +35,6 @@ afterAll(async () => {
 
 const repoRequests = () => sandbox.servers.github.requests.filter((r) => r.path === '/repos/sbx-octocat/hello-world').length;
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 20_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await delay(20);
-  }
-}
-
 describe('SIGTERM', () => {
   it('over HTTP: a provider call in flight gets its answer, a long poll answers with what it has, and serve exits 0', { timeout: 60_000 }, async () => {
     const { child, url } = await startHttpServe([], env);
@@ -52,7 +45,7 @@ describe('SIGTERM', () => {
     const seen = repoRequests();
     const call = caller.callTool({ name: 'github_get_repository', arguments: { owner: 'sbx-octocat', repo: 'hello-world' } });
     const poll = poller.callTool({ name: 'events_next', arguments: { wait_seconds: 50 } }, undefined, { timeout: 60_000 });
-    await until(() => repoRequests() > seen, 'the provider call to start');
+    await until(() => repoRequests() > seen, 'the provider call to start', 20_000);
     const signalledAt = Date.now();
     child.kill('SIGTERM');
     const [result, polled] = await Promise.all([call, poll]);
@@ -72,7 +65,7 @@ describe('SIGTERM', () => {
     await client.callTool({ name: 'accounts_list', arguments: {} });
     const seen = repoRequests();
     const call = client.callTool({ name: 'github_get_repository', arguments: { owner: 'sbx-octocat', repo: 'hello-world' } });
-    await until(() => repoRequests() > seen, 'the provider call to start');
+    await until(() => repoRequests() > seen, 'the provider call to start', 20_000);
     const pid = transport.pid!;
     process.kill(pid, 'SIGTERM');
     const result = await call;
@@ -84,6 +77,6 @@ describe('SIGTERM', () => {
       } catch {
         return true;
       }
-    }, 'the process to exit');
+    }, 'the process to exit', 20_000);
   });
 });

@@ -10,7 +10,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/index.js';
 import { http } from '../sandbox/http.js';
 import { CLI, runCli, type CliResult } from './cli.js';
-import { watchMisses } from './misses.js';
+import { watchMisses } from '../support/misses.js';
 
 let sandbox: Sandbox;
 let dataDir: string;

@@ -10,6 +10,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore, type SqliteStore } from '../../src/store/index.js';
 import { leaseHolder } from '../store/states.js';
 import { CLI, exited, runCli, startUntilReady } from './cli.js';
+import { until } from '../support/wait.js';
 
 const WAITING = /^Waiting for events \(.*\)…$/m;
 
@@ -49,14 +50,6 @@ async function commit(summary: string) {
   return event!;
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('triggers from the CLI', () => {
   it('adds, lists and refuses a bad filter with its position', async () => {
     const added = await runCli(['triggers', 'add', 'outlook.new_email', '--filter', 'subject:hello AND from:*@acme.com'], { env });
@@ -85,7 +78,7 @@ describe('triggers from the CLI', () => {
     let tail = await startTail();
     const events = [await commit('one'), await commit('two'), await commit('three')];
     const lines = () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter(Boolean) : []);
-    await until(() => lines().length === 3, 10_000, 'three exec runs');
+    await until(() => lines().length === 3, 'three exec runs', 10_000);
     expect(lines().map((l) => JSON.parse(l).id)).toEqual(events.map((e) => String(e.id)));
     expect(JSON.parse(lines()[0]!)).toMatchObject({ trigger_id: triggerId, kind: 'outlook.new_email', summary: 'one', payload: { n: 1 } });
     tail.kill('SIGTERM');
@@ -95,7 +88,7 @@ describe('triggers from the CLI', () => {
     tail = await startTail();
     // Events run in order, so once the next one has run, a second run of the missed one would be in the file.
     const next = await commit('five');
-    await until(() => lines().length >= 5, 10_000, 'the missed event and the next one');
+    await until(() => lines().length >= 5, 'the missed event and the next one', 10_000);
     expect(lines().map((l) => JSON.parse(l).id)).toEqual([...events, missed, next].map((e) => String(e.id)));
     tail.kill('SIGTERM');
     await exited(tail);
@@ -113,7 +106,7 @@ describe('triggers from the CLI', () => {
     const tail = track(started.child);
     expect(started.stderr()).toContain(`Waiting for events (trigger ${triggerId}, consumer e2e, Ctrl-C to stop)…`);
     const event = await commit('fails until fixed');
-    await until(() => started.stderr().includes('recorded as failed for consumer e2e'), 15_000, 'the event to be recorded as failed');
+    await until(() => started.stderr().includes('recorded as failed for consumer e2e'), 'the event to be recorded as failed', 15_000);
     expect(started.stderr()).toMatch(new RegExp(`--exec exited with code 3 for event ${event.id} \\(attempt 1 of 2\\); trying again in \\d\\.\\d s\\.`));
     expect(started.stderr()).toContain(`switchboard events retry ${event.id} --consumer e2e`);
 
@@ -128,8 +121,8 @@ describe('triggers from the CLI', () => {
     const retried = await runCli(['events', 'retry', String(event.id), '--consumer', 'e2e'], { env });
     expect(retried.code).toBe(0);
     expect(retried.stdout).toMatch(/^Queued 1 failed event\(s\) to run again \(consumer e2e: \d+\)/);
-    await until(() => existsSync(out) && readFileSync(out, 'utf8').includes('fails until fixed'), 10_000, 'the retried run');
-    await until(() => started.stderr().includes(`Event ${event.id} succeeded on retry`), 5_000, 'the retry to be recorded');
+    await until(() => existsSync(out) && readFileSync(out, 'utf8').includes('fails until fixed'), 'the retried run', 10_000);
+    await until(() => started.stderr().includes(`Event ${event.id} succeeded on retry`), 'the retry to be recorded', 5_000);
     expect((await runCli(['events', 'failed', '--consumer', 'e2e'], { env })).stdout).toBe('No failed events for consumer e2e.\n');
     tail.kill('SIGTERM');
     expect(await exited(tail)).toBe(0);
@@ -140,7 +133,7 @@ describe('triggers from the CLI', () => {
     const tail = track(started.child);
     expect(started.stderr()).toContain('Waiting for events (all triggers, Ctrl-C to stop)…');
     const e = await commit('json line');
-    await until(() => started.stdout().includes('\n'), 10_000, 'a line');
+    await until(() => started.stdout().includes('\n'), 'a line', 10_000);
     expect(JSON.parse(started.stdout().split('\n')[0]!)).toMatchObject({ id: String(e.id), summary: 'json line' });
     tail.kill('SIGTERM');
     await exited(tail);
@@ -163,20 +156,20 @@ describe('two servers on one data dir', () => {
     const b = await start();
     const holder = () => leaseHolder(dataDir, 'listener');
     const pidOf = (h: string) => Number(h.split(':')[1]);
-    await until(() => [a.transport.pid, b.transport.pid].includes(pidOf(holder())), 10_000, 'a lease holder');
+    await until(() => [a.transport.pid, b.transport.pid].includes(pidOf(holder())), 'a lease holder', 10_000);
 
     const first = await commit('seen by both');
-    await until(() => a.seen.includes(String(first.id)) && b.seen.includes(String(first.id)), 10_000, 'both notified');
+    await until(() => a.seen.includes(String(first.id)) && b.seen.includes(String(first.id)), 'both notified', 10_000);
 
     const leader = pidOf(holder()) === a.transport.pid ? a : b;
     const other = leader === a ? b : a;
     process.kill(leader.transport.pid!, 'SIGKILL');
     const killedAt = Date.now();
-    await until(() => pidOf(holder()) === other.transport.pid, 30_000, 'takeover');
+    await until(() => pidOf(holder()) === other.transport.pid, 'takeover', 30_000);
     expect(Date.now() - killedAt).toBeLessThan(30_000);
 
     const second = await commit('after takeover');
-    await until(() => other.seen.includes(String(second.id)), 10_000, 'the survivor notified');
+    await until(() => other.seen.includes(String(second.id)), 'the survivor notified', 10_000);
     await other.client.close();
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hookSide, settleWebhooks } from '../../src/sandbox/github/hooks.js';
 import { SANDBOX_TOKENS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { exited, runCli, startHttpServe } from './cli.js';
+import { until } from '../support/wait.js';
 
 const REPO = 'sbx-octocat/hello-world';
 const PROJECT = 'prj_sbxHelloWorld0000000001';
@@ -96,14 +97,6 @@ function slowloris(port: number, paths: string[], count: number) {
   };
 }
 
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('webhook intake beside slow senders', () => {
   it(`answers signed deliveries within ${ANSWER_WITHIN_MS / 1000} s while ${SLOW_CONNECTIONS} connections trickle headers and bodies at the same hook URLs`, { timeout: 90_000 }, async () => {
     const { child, url } = await startHttpServe([], env);
@@ -118,7 +111,7 @@ describe('webhook intake beside slow senders', () => {
     const vercelPath = `/webhooks/vercel/${vercelTrigger}`;
     const slow = slowloris(Number(new URL(base).port), [githubPath, vercelPath], SLOW_CONNECTIONS);
     try {
-      await until(() => slow.open() === SLOW_CONNECTIONS, 20_000, 'the slow connections');
+      await until(() => slow.open() === SLOW_CONNECTIONS, 'the slow connections', 20_000);
       // Past the first bytes of every trickle: the server has routed the slow bodies and is reading them.
       await new Promise((resolve) => setTimeout(resolve, 2_500));
 

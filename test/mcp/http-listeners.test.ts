@@ -8,6 +8,7 @@ import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
 import { surfaceOf, EVENT_NOTIFICATION } from '../../src/mcp/server.js';
 import { startHarness, type Harness } from '../harness.js';
 import { RawSession, sseEvents, type SseEvent } from './sse.js';
+import { until } from '../support/wait.js';
 
 const EventNotification = z.object({
   method: z.literal(EVENT_NOTIFICATION),
@@ -40,13 +41,6 @@ async function commitEvent(): Promise<string> {
   });
   await h.deps.triggers!.log.poke();
   return String(event!.id);
-}
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  for (const end = Date.now() + ms; !check(); ) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** Reads a stream up to its `count`-th trigger-event notification: those (with their SSE ids) and every method seen. */

@@ -4,6 +4,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_META_KEY, EVENT_NOTIFICATION, surfaceOf, type EventNote } from '../../src/mcp/server.js';
 import { startHarness, type Harness } from '../harness.js';
+import { until } from '../support/wait.js';
 
 let h: Harness;
 let triggerId: string;
@@ -43,13 +44,6 @@ async function connectModern() {
   await client.connect(clientSide);
   expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
   return { client, notes, methods, close: async () => (await client.close(), await served.close()) };
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (const end = Date.now() + 10_000; !check(); ) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('events for a 2026-07-28 client', () => {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_MIGRATIONS } from '../store/adapters.js';
 import { commandLines, shellBlocks, SWITCHBOARD } from '../docs/markdown.js';
-import { watchMisses } from '../e2e/misses.js';
+import { watchMisses } from '../support/misses.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-npm-postgres-'));

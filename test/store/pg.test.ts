@@ -6,6 +6,7 @@ import { migrate, PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { freePort } from '../pg-global.js';
 import { connect, freshDatabase } from '../pg.js';
 import { cleanUp, openAt, postgresAdapter, type StoreLocation } from './adapters.js';
+import { until } from '../support/wait.js';
 
 afterEach(cleanUp);
 
@@ -13,11 +14,6 @@ const versions = PG_MIGRATIONS.map((m) => ({ version: m.version }));
 const newest = PG_MIGRATIONS.at(-1)!.version;
 
 const ev = (key: string) => ({ dedupeKey: key, occurredAt: '2026-11-22T10:00:00Z', summary: `s ${key}`, payload: { key } });
-
-/** Resolves once `condition` holds, asking the database again as soon as each answer arrives. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((resolve) => setImmediate(resolve));
-}
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   return promise.then(
@@ -55,11 +51,11 @@ describe('the PostgreSQL event log', () => {
     });
     await locked;
     const slow = first.triggers.commit(forwarded.id, { events: [ev('drew-first')] });
-    await until(waiting("locktype = 'transactionid'"));
+    await until(waiting("locktype = 'transactionid'"), 'a wait on the row lock', 30_000);
 
     // A second commit starts after the first drew its id; it either commits now or waits for the log's lock.
     const fast = second.triggers.commit(plain.id, { events: [ev('drew-second')] });
-    await Promise.race([fast, until(waiting("locktype = 'advisory'"))]);
+    await Promise.race([fast, until(waiting("locktype = 'advisory'"), 'a wait on the advisory lock', 30_000)]);
 
     // The reader reads what is committed now and moves its cursor, as a tail does.
     const seenFirst = await reader.events.after(0, { limit: 10 });

@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { salesTools } from '../../src/connectors/sales/tools.js';
 import { SANDBOX_API_KEYS } from '../../src/sandbox/index.js';
-import { buildTools } from '../../src/registry.js';
 import { DB_FILE_NAME, MIGRATIONS, openStore, runMigrations, type SqliteStore } from '../../src/store/index.js';
 import { rotateSecrets } from '../../src/store/rotate.js';
 import { startHarness, type Harness } from '../harness.js';
@@ -49,8 +47,7 @@ describe.each(ADAPTERS)('sales lookups cached in the $name store', (adapter) => 
 
   beforeAll(async () => {
     database = adapter.name === 'postgres' ? await freshDatabase() : undefined;
-    const wired = new Set(buildTools({ readOnly: false }).map((t) => t.name));
-    h = await startHarness({ extraTools: salesTools.filter((t) => !wired.has(t.name)), databaseUrl: database?.url });
+    h = await startHarness({ databaseUrl: database?.url });
   });
   afterAll(async () => {
     await h.close();

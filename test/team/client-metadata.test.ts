@@ -4,7 +4,7 @@ import { generate } from 'selfsigned';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { cleanUp, sqlite } from '../store/adapters.js';
-import { launchBrowser } from '../web/browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { connect, signIn, startCallbackServer, startTeamServer, TestOAuthClient, type TeamServer } from './team.js';
 
 /*

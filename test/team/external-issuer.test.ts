@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { formatUsers } from '../../src/team/commands.js';
 import { ADAPTERS, cleanUp, sqlite, type StoreLocation } from '../store/adapters.js';
-import { launchBrowser } from '../web/browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { signInAtIssuer, startTestIssuer, type TestIssuer } from './oidc-issuer.js';
 import { connect, freePort, INITIALIZE, post, startCallbackServer, startTeamServer, TestOAuthClient, type TeamServer } from './team.js';
 

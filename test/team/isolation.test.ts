@@ -10,6 +10,7 @@ import { newPersonalToken } from '../../src/team/tokens.js';
 import { runCli } from '../e2e/cli.js';
 import { ADAPTERS, cleanUp, openAt, type Adapter } from '../store/adapters.js';
 import { pageSession, startTeamServer, type TeamServer } from './team.js';
+import { until } from '../support/wait.js';
 
 /**
  * Two people on one team server. Everything one of them can reach (every tool that takes an account, trigger, cursor
@@ -40,13 +41,6 @@ interface Person {
   /** A 2025-11-25 session, and the event notices it received. */
   legacy: LegacyClient;
   notices: string[];
-}
-
-async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
-  for (const end = Date.now() + ms; !check(); ) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function person(server: TeamServer, store: Store, login: string, email: string, scope = 'switchboard'): Promise<Person> {
@@ -108,7 +102,7 @@ describe.each(ADAPTERS)('team isolation on %s', (adapter: Adapter) => {
     const [event] = await store.triggers.commit(triggerId, {
       events: [{ dedupeKey: 'iso-1', occurredAt: new Date().toISOString(), summary: 'Issue #1: secret plans', payload: { secret: 'ada-only' } }],
     });
-    await until(() => ada.notices.includes(String(event!.id)), "ada's notice of her event");
+    await until(() => ada.notices.includes(String(event!.id)), "ada's notice of her event", 15_000);
 
     // Tools: bob sees none of it, and none of it can be named.
     const bobAccounts = await call(bob, 'accounts_list', {});
@@ -153,7 +147,7 @@ describe.each(ADAPTERS)('team isolation on %s', (adapter: Adapter) => {
 
     // Notifications: ada's 2025 session heard her event; bob's, open all along, heard nothing of it.
     const [second] = await store.triggers.commit(triggerId, { events: [{ dedupeKey: 'iso-2', occurredAt: new Date().toISOString(), summary: 'Issue #2', payload: {} }] });
-    await until(() => ada.notices.includes(String(second!.id)), "ada's second notice");
+    await until(() => ada.notices.includes(String(second!.id)), "ada's second notice", 15_000);
     expect(bob.notices).toEqual([]);
 
     // The page: bob's session shows, streams and changes nothing of ada's.

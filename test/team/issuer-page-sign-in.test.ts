@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { cleanUp, sqlite } from '../store/adapters.js';
-import { launchBrowser } from '../web/browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { registerClient, startTestIssuer, type TestIssuer } from './oidc-issuer.js';
 import { freePort, startTeamServer, type TeamServer } from './team.js';
 

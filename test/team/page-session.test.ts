@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { issuePageTicket } from '../../src/web/page-ticket.js';
 import { ADAPTERS, cleanUp, sqlite, type Adapter } from '../store/adapters.js';
-import { launchBrowser } from '../web/browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { pageSession, startTeamServer, type TeamServer } from './team.js';
 
 let browser: Awaited<ReturnType<typeof launchBrowser>>;

@@ -2,7 +2,7 @@ import { auth, type Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ADAPTERS, cleanUp, type Adapter, type StoreLocation } from '../store/adapters.js';
-import { launchBrowser } from '../web/browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { connect, INITIALIZE, post, signIn, signInInBrowser, startCallbackServer, startTeamServer, TestOAuthClient, type TeamServer } from './team.js';
 
 let browser: Awaited<ReturnType<typeof launchBrowser>>;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EVERYONE } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
 import { commandLines, shellBlocks, SWITCHBOARD } from '../docs/markdown.js';
-import { watchMisses } from '../e2e/misses.js';
+import { watchMisses } from '../support/misses.js';
 import { cleanUp, openAt, sqlite } from '../store/adapters.js';
 import { startTestIssuer } from './oidc-issuer.js';
 import { INITIALIZE, post } from './team.js';

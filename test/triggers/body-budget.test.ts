@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyBudget } from '../../src/triggers/body-budget.js';
+import { until } from '../support/wait.js';
 
 const KB = 1024;
 
@@ -41,14 +42,6 @@ function post(port: number, length?: number) {
     answered,
     status: async () => Number(/^HTTP\/1\.1 (\d{3})/.exec(await answered)?.[1] ?? 0),
   };
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 describe('BodyBudget', () => {

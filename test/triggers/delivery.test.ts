@@ -2,6 +2,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.js';
+import { until } from '../support/wait.js';
 
 let h: Harness;
 let triggerId: string;
@@ -17,14 +18,6 @@ beforeAll(async () => {
   triggerId = created.trigger.id;
 });
 afterAll(() => h.close());
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 let seq = 0;
 async function commitEvent(summary = 'Email from Dana: report') {

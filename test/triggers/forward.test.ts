@@ -8,6 +8,7 @@ import { startSandboxServer, type SandboxServer } from '../../src/sandbox/server
 import { openStore } from '../../src/store/index.js';
 import { EventLog } from '../../src/triggers/event-log.js';
 import { Runner } from '../../src/triggers/runner.js';
+import { until } from '../support/wait.js';
 
 let receiver: SandboxServer;
 let failuresLeft = 2;
@@ -39,14 +40,6 @@ async function startRunner() {
   return { store, runner };
 }
 
-async function until(check: () => Promise<boolean> | boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('forwarding', () => {
   it('signs each event, retries a failing receiver with back-off across a restart, and records every attempt', async () => {
     const first = await startRunner();
@@ -63,14 +56,14 @@ describe('forwarding', () => {
     });
 
     await first.runner.start();
-    await until(() => receiver.requests.length >= 1);
+    await until(() => receiver.requests.length >= 1, 'the forward', 5_000);
     await first.runner.stop();
     await first.store.close();
 
     // A new process on the same data dir finishes the job.
     const second = await startRunner();
     await second.runner.start();
-    await until(async () => (await second.store.events.attempts(event!.id)).some((a) => a.status === 204));
+    await until(async () => (await second.store.events.attempts(event!.id)).some((a) => a.status === 204), 'the delivered attempt', 5_000);
     await second.runner.stop();
 
     const attempts = await second.store.events.attempts(event!.id);

@@ -19,6 +19,7 @@ import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { Runner } from '../../src/triggers/runner.js';
 import { startHarness, type Harness } from '../harness.js';
 import { freshDatabase, type TestDatabase } from '../pg.js';
+import { until } from '../support/wait.js';
 
 let h: Harness;
 /** The servers' runners: the last one started is the one the tests ask for polls. */
@@ -55,16 +56,6 @@ function kill(runner: Runner): void {
   (runner as unknown as { timer: undefined }).timer = undefined;
 }
 
-async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 const listed = async (id: string) => ((await h.ok('triggers_list', {})).triggers as Array<Record<string, any>>).find((t) => t.id === id)!;
 const subscriptionOf = (id: string): SbxSubscription | undefined => liveSubscriptions(h.sandbox.states.outlook).find((s) => s.notificationUrl.endsWith(`/webhooks/outlook/${id}`));
 const subjects = async (id: string) => (await h.store.events.after(0, { triggerIds: [id], limit: 100 })).map((e) => e.payload.subject);
@@ -79,7 +70,7 @@ async function create(config: Record<string, unknown> = {}): Promise<{ id: strin
 /** Creates a trigger and waits until the runner has subscribed it to Graph's notifications. */
 async function pushed(config: Record<string, unknown> = {}): Promise<{ id: string; subscription: SbxSubscription }> {
   const { id } = await create(config);
-  await until(async () => (await listed(id)).mode === 'push', 'the trigger to be pushed');
+  await until(async () => (await listed(id)).mode === 'push', 'the trigger to be pushed', 20_000);
   return { id, subscription: subscriptionOf(id)! };
 }
 
@@ -90,7 +81,7 @@ async function poll(triggerId: string): Promise<void> {
   await until(async () => {
     const now = (await h.store.triggers.get(triggerId))!;
     return now.state.lastPollAt !== before.state.lastPollAt || now.errors !== before.errors;
-  }, 'a poll');
+  }, 'a poll', 20_000);
 }
 
 const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -110,7 +101,7 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     await serve();
     const { id, next } = await create();
     expect(next).toMatch(/subscribes to Graph change notifications.* triggers_list shows its mode \(push or poll\) and why\./);
-    await until(async () => (await listed(id)).mode === 'push', 'the trigger to be pushed');
+    await until(async () => (await listed(id)).mode === 'push', 'the trigger to be pushed', 20_000);
     const sub = subscriptionOf(id)!;
     expect(sub).toMatchObject({
       resource: "me/mailFolders('inbox')/messages",
@@ -129,7 +120,7 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     expect(shown.refused_notifications).toBe(0);
 
     deliver('Pushed');
-    await until(async () => (await subjects(id)).length > 0, 'the event');
+    await until(async () => (await subjects(id)).length > 0, 'the event', 20_000);
     await settleNotifications(h.sandbox.states.outlook);
     expect(sub.posts.filter((p) => p.kind === 'change').map((p) => p.status)).toEqual([202]);
     // Notified and pulled again by delta: still one event.
@@ -169,13 +160,13 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     await serve({ timing: { lifetimeMs: 6_000, renewBeforeMs: 4_000 } });
     const { id, subscription } = await pushed();
     const firstExpiry = subscription.expirationDateTime;
-    await until(() => graphRequests('PATCH', new RegExp(`/subscriptions/${subscription.id}$`)).length > 0, 'a renewal');
-    await until(() => Date.parse(subscription.expirationDateTime) > Date.parse(firstExpiry), 'the new expiry');
+    await until(() => graphRequests('PATCH', new RegExp(`/subscriptions/${subscription.id}$`)).length > 0, 'a renewal', 20_000);
+    await until(() => Date.parse(subscription.expirationDateTime) > Date.parse(firstExpiry), 'the new expiry', 20_000);
     // Renewed in time: the same subscription, never made anew.
     expect(graphRequests('POST', /\/subscriptions$/)).toHaveLength(1);
     expect(subscriptionOf(id)?.id).toBe(subscription.id);
     deliver('After the renewal');
-    await until(async () => (await subjects(id)).length > 0, 'the event');
+    await until(async () => (await subjects(id)).length > 0, 'the event', 20_000);
   });
 
   it('honours a shorter lifetime than asked for: renews halfway through it, not at every poll', async () => {
@@ -199,10 +190,10 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     const { id, subscription } = await pushed();
     const post = await sendLifecycle(h.sandbox.states.outlook, subscription.id, 'reauthorizationRequired');
     expect(post.status).toBe(202);
-    await until(() => !subscription.needsReauthorization, 'the renewal');
+    await until(() => !subscription.needsReauthorization, 'the renewal', 20_000);
     expect(graphRequests('PATCH', new RegExp(`/subscriptions/${subscription.id}$`))).toHaveLength(1);
     deliver('Reauthorized');
-    await until(async () => (await subjects(id)).length > 0, 'the event');
+    await until(async () => (await subjects(id)).length > 0, 'the event', 20_000);
     expect(subscription.posts.filter((p) => p.kind === 'change').map((p) => p.status)).toEqual([202]);
   });
 
@@ -210,11 +201,11 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     await serve();
     const { id, subscription } = await pushed();
     await sendLifecycle(h.sandbox.states.outlook, subscription.id, 'subscriptionRemoved');
-    const again = await until(() => subscriptionOf(id), 'a new subscription');
+    const again = await until(() => subscriptionOf(id), 'a new subscription', 20_000);
     expect(again.id).not.toBe(subscription.id);
-    await until(async () => (await listed(id)).mode_reason.includes(again.id), 'the new subscription in triggers_list');
+    await until(async () => (await listed(id)).mode_reason.includes(again.id), 'the new subscription in triggers_list', 20_000);
     deliver('Resubscribed');
-    await until(async () => (await subjects(id)).length > 0, 'the event');
+    await until(async () => (await subjects(id)).length > 0, 'the event', 20_000);
   });
 
   it('missed: a delta pull at once catches up what was not notified', async () => {
@@ -223,7 +214,7 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     dropNotifications(h.sandbox.states.outlook);
     deliver('Missed');
     expect((await sendLifecycle(h.sandbox.states.outlook, subscription.id, 'missed')).status).toBe(202);
-    await until(async () => (await subjects(id)).length > 0, 'the catch-up');
+    await until(async () => (await subjects(id)).length > 0, 'the catch-up', 20_000);
     expect(await subjects(id)).toEqual(['Missed']);
   });
 
@@ -246,7 +237,7 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
       body: { error: { code: 'ExtensionError', message: 'Operation: Create; Exception: [Status Code: Forbidden; Reason: Access is denied.]' } },
     });
     const { id } = await create({ poll_interval_seconds: 30 });
-    const shown = await until(async () => ((await listed(id)).mode_reason?.includes('refused') ? listed(id) : undefined), 'the refusal');
+    const shown = await until(async () => ((await listed(id)).mode_reason?.includes('refused') ? listed(id) : undefined), 'the refusal', 20_000);
     expect(shown.mode).toBe('poll');
     expect(shown.mode_reason).toMatch(/Graph refused the subscription: .*403.*Access is denied.* Polled every 30 s\./);
     expect(formatTriggers([shown])).toMatch(new RegExp(`^${id}: Graph refused the subscription`, 'm'));
@@ -278,9 +269,9 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     const token = SANDBOX_TOKENS.outlook;
     const signedIn = await connectAccount({ store: h.store, baseUrls: h.deps.baseUrls }, { provider: 'outlook', label: account.label, secret: { kind: 'token', token }, reconnect: true });
     expect(signedIn).toMatchObject({ id: account.id, status: 'active' });
-    const again = await until(() => subscriptionOf(id), 'a new subscription, without waiting for the backstop');
+    const again = await until(() => subscriptionOf(id), 'a new subscription, without waiting for the backstop', 20_000);
     expect(again.id).not.toBe(subscription.id);
-    await until(async () => (await subjects(id)).length > 0, 'the email notified while paused');
+    await until(async () => (await subjects(id)).length > 0, 'the email notified while paused', 20_000);
     expect(await subjects(id)).toEqual(['While paused']);
     expect(await listed(id)).toMatchObject({ mode: 'push', last_error: null });
   });
@@ -292,12 +283,12 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     kill(first);
     const firstExpiry = subscription.expirationDateTime;
     await serve({ timing, claimTtlMs: 1_000 });
-    await until(() => Date.parse(subscription.expirationDateTime) > Date.parse(firstExpiry), 'the renewal');
+    await until(() => Date.parse(subscription.expirationDateTime) > Date.parse(firstExpiry), 'the renewal', 20_000);
     await until(() => Date.now() > Date.parse(firstExpiry) + 200, 'the first expiry to pass', 10_000);
     expect(subscriptionOf(id)?.id).toBe(subscription.id);
     expect(graphRequests('POST', /\/subscriptions$/)).toHaveLength(1);
     deliver('Renewed elsewhere');
-    await until(async () => (await subjects(id)).length > 0, 'the event');
+    await until(async () => (await subjects(id)).length > 0, 'the event', 20_000);
   });
 
   it('answers a notification 202 once the poll it asks for is stored, before the slow delta pull fetches the message', async () => {
@@ -311,7 +302,7 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
       expect(post.status).toBe(202);
       expect(post.tookMs).toBeLessThan(1_000);
       expect(await subjects(id)).toEqual([]);
-      await until(async () => (await subjects(id)).length > 0, 'the event');
+      await until(async () => (await subjects(id)).length > 0, 'the event', 20_000);
       expect(Date.now() - Date.parse(post.at)).toBeGreaterThanOrEqual(2_000);
     } finally {
       slowDelta(h.sandbox.states.outlook, 0);
@@ -325,7 +316,7 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     deliverEmail(h.sandbox.states.outlook, { subject: 'Lunch?', from: { name: 'Dana Reyes', address: 'dana@acme.com' } });
     deliverEmail(h.sandbox.states.outlook, { subject: 'Invoice 42', from: { name: 'Eve', address: 'eve@other.example' } });
     deliverEmail(h.sandbox.states.outlook, { subject: 'Invoice 43', from: { name: 'Dana Reyes', address: 'dana@acme.com' } });
-    await until(async () => (await subjects(id)).length > 0, 'the event');
+    await until(async () => (await subjects(id)).length > 0, 'the event', 20_000);
     await settleNotifications(h.sandbox.states.outlook);
     expect(subscription.posts.filter((p) => p.kind === 'change').map((p) => p.status)).toEqual([202, 202, 202]);
     await poll(id);
@@ -340,7 +331,7 @@ describe.each(['sqlite', 'postgres'])('outlook.new_email with Graph change notif
     expect(subscription.resource).toBe(`users/support@contoso.example/mailFolders('${inbox}')/messages`);
     deliverEmail(h.sandbox.states.outlook, { subject: 'Shared help', from: { name: 'Sam', address: 'sam@customer.example' }, mailbox: support.mail });
     deliver('In my own inbox');
-    await until(async () => (await subjects(id)).length > 0, 'the event');
+    await until(async () => (await subjects(id)).length > 0, 'the event', 20_000);
     await settleNotifications(h.sandbox.states.outlook);
     expect(subscription.posts.filter((p) => p.kind === 'change').map((p) => p.status)).toEqual([202]);
     await poll(id);

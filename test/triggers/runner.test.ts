@@ -10,6 +10,7 @@ import { backdateEvents } from '../store/states.js';
 import { EventLog } from '../../src/triggers/event-log.js';
 import type { TriggerKind } from '../../src/contracts/triggers.js';
 import { Runner } from '../../src/triggers/runner.js';
+import { until } from '../support/wait.js';
 
 let dir: string;
 beforeAll(() => {
@@ -56,14 +57,6 @@ async function process(location: StoreLocation, name: string, counts: Map<string
     tickMs: 20,
   });
   return { store, runner, log, seen };
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 describe.each(ADAPTERS)('claimed polls on $name', (adapter) => {

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { openStore, type SqliteStore } from '../../src/store/index.js';
 import { eventsFailed, eventsRetry } from '../../src/triggers/failed.js';
 import { checkMaxAttempts, DEFAULT_BACKOFF, retryDelayMs, tailEvents, type TailOptions } from '../../src/triggers/tail.js';
+import { until } from '../support/wait.js';
 
 let dir: string;
 let config: Config;
@@ -30,14 +31,6 @@ async function commit(summary: string) {
   n++;
   const [event] = await store.triggers.commit(triggerId, { events: [{ dedupeKey: `k${n}`, occurredAt: new Date().toISOString(), summary, payload: { n } }] });
   return event!;
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** Starts `events tail` in this process; resolves once it says it is waiting. */

@@ -1,8 +1,6 @@
 import { createHmac } from 'node:crypto';
 import * as z from 'zod/v4';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectorTools } from '../../src/connectors/index.js';
-import { vercelTools } from '../../src/connectors/vercel/tools.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vercelKinds } from '../../src/connectors/vercel/webhooks.js';
 import { replaceWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from '../../src/triggers/commands.js';
 import { SANDBOX_TOKENS } from '../../src/sandbox/index.js';
@@ -11,6 +9,7 @@ import { USER_ID } from '../../src/sandbox/vercel/data.js';
 import { registerWebhook, vercelWebhooksIdle } from '../../src/sandbox/vercel/webhooks.js';
 import type { WebhookDelivery } from '../../src/contracts/triggers.js';
 import { startHarness, type Harness } from '../harness.js';
+import { until } from '../support/wait.js';
 import { http } from '../sandbox/http.js';
 
 let h: Harness;
@@ -25,13 +24,11 @@ const EventNotification = z.object({
 const notified: Array<z.infer<typeof EventNotification>['params']> = [];
 
 beforeAll(async () => {
-  const wired = new Set(connectorTools({ readOnly: false }).map((t) => t.name));
-  h = await startHarness({ listen: true, extraTools: vercelTools.filter((t) => !wired.has(t.name)) });
+  h = await startHarness({ listen: true });
   await h.store.accounts.add({ provider: 'vercel', label: 'team', identity: 'sbx-vercel', meta: { teamId: 'team_sbx' }, secret: { kind: 'token', token: SANDBOX_TOKENS.vercel } });
   h.client.setNotificationHandler(EventNotification, (n) => void notified.push(n.params));
 });
 afterAll(() => h.close());
-afterEach(() => expect(h.sandbox.servers.vercel.misses).toEqual([]));
 
 const state = () => h.sandbox.states.vercel;
 const sandboxUrl = () => h.sandbox.servers.vercel.url;
@@ -43,15 +40,6 @@ async function advance(id: string, to?: string): Promise<{ deployment: { readySt
   const res = await http('POST', `${sandboxUrl()}/_sandbox/vercel/deployments/${id}/advance`, { body: to ? { to } : {} });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
-}
-
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, ms = 2000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('a trigger whose webhook Switchboard creates (team account, Pro)', () => {
@@ -94,7 +82,10 @@ describe('a trigger whose webhook Switchboard creates (team account, Pro)', () =
       summary: expect.stringMatching(/^Deployment of platform-web to preview completed from staging @ [0-9a-f]{7}: https:\/\//),
       payload: { type: 'deployment.succeeded', deployment_id: d.id, project_id: TEAM_PROJECT, target: null, ref: 'staging', team_id: 'team_sbx' },
     });
-    const n = await until(() => notified.filter((x) => x.triggerId === triggerId), (l) => l.length > 0);
+    const n = await until(() => {
+      const delivered = notified.filter((x) => x.triggerId === triggerId);
+      return delivered.length > 0 && delivered;
+    }, 'the notification', 2_000);
     expect(n).toEqual([{ eventId: String(event!.id), triggerId, kind: 'vercel.deployment_completed', occurredAt: event!.occurredAt, summary: event!.summary }]);
   });
 

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGithubState, githubEnterpriseRoutes, startSandboxServer, type SandboxServer } from '../../src/sandbox/index.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { startWebServer, type WebServer } from './server.js';
 
 /** The Integrations page adds a GitHub Enterprise Server account: the token form's optional API base URL. */

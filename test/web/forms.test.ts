@@ -1,39 +1,25 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_TOKENS } from '../../src/sandbox/index.js';
 import { activeElementId, axeViolations, inViewport, scrollWidths } from './page-checks.js';
-import { launchBrowser } from './browser.js';
+import { usePages } from '../support/browser.js';
 import { startWebServer, type WebServer } from './server.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
 let server: WebServer;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Page;
-let cspViolations: string[];
 
 beforeAll(async () => {
   server = await startWebServer();
-  browser = await launchBrowser();
   mkdirSync(ARTIFACTS, { recursive: true });
 });
 afterAll(async () => {
-  await browser?.close();
   await server?.close();
 });
-beforeEach(async () => {
-  page = await browser.context.newPage();
-  cspViolations = [];
-  page.on('console', (msg) => {
-    if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
-  });
-});
-afterEach(async () => {
-  await page.close();
-  expect(cspViolations, 'the page broke its own Content-Security-Policy').toEqual([]);
-});
+usePages((p) => (page = p));
 
 async function open(width = 1280, height = 800): Promise<void> {
   await page.setViewportSize({ width, height });

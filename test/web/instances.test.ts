@@ -2,7 +2,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTERS, cleanUp } from '../store/adapters.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { startWebServer, type WebServer } from './server.js';
 
 const TOKEN = 'instances-http-token-0123456789';

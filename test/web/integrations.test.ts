@@ -1,33 +1,19 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverEmail } from '../../src/sandbox/index.js';
-import { launchBrowser } from './browser.js';
+import { usePages } from '../support/browser.js';
 import { startWebServer, type WebServer } from './server.js';
 
 let server: WebServer;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Page;
-let cspViolations: string[];
 
 beforeAll(async () => {
   server = await startWebServer();
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
   await server?.close();
 });
-beforeEach(async () => {
-  page = await browser.context.newPage();
-  cspViolations = [];
-  page.on('console', (msg) => {
-    if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
-  });
-});
-afterEach(async () => {
-  await page.close();
-  expect(cspViolations, 'the page broke its own Content-Security-Policy').toEqual([]);
-});
+const browser = usePages((p) => (page = p));
 
 const open = async () => {
   const response = await page.goto(`${server.url}/`);

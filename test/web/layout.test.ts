@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendTestEvent } from '../../src/triggers/test-event.js';
 import { activeElementId, axeViolations, controlNames, scrollWidths } from './page-checks.js';
-import { launchBrowser } from './browser.js';
+import { usePages } from '../support/browser.js';
 import { startWebServer, type WebServer } from './server.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -14,15 +14,12 @@ const WIDTHS = [
 ];
 
 let server: WebServer;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Page;
-let cspViolations: string[];
 let triggerIds: string[];
 
 // The page as a newcomer sees it after some use: several accounts (a Vercel team among them), triggers and events.
 beforeAll(async () => {
   server = await startWebServer({ http: true, sandbox: true });
-  browser = await launchBrowser();
   mkdirSync(ARTIFACTS, { recursive: true });
   const token = { kind: 'token' as const, token: 'not-used-by-these-tests' };
   await server.store.accounts.add({ provider: 'vercel', label: 'acme-team', identity: 'sbx-vercel', meta: { teamId: 'team_acme123', teamSlug: 'acme', teamName: 'Acme Inc' }, secret: token });
@@ -37,20 +34,9 @@ beforeAll(async () => {
   for (const t of triggers) await sendTestEvent(server.store, server.deps.triggers!.log, t.id, 'the layout test');
 });
 afterAll(async () => {
-  await browser?.close();
   await server?.close();
 });
-beforeEach(async () => {
-  page = await browser.context.newPage();
-  cspViolations = [];
-  page.on('console', (msg) => {
-    if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
-  });
-});
-afterEach(async () => {
-  await page.close();
-  expect(cspViolations, 'the page broke its own Content-Security-Policy').toEqual([]);
-});
+const browser = usePages((p) => (page = p));
 
 async function open(width: number, height: number): Promise<void> {
   await page.setViewportSize({ width, height });

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxCredentials } from '../../src/sandbox/index.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { axeViolations, scrollWidths } from './page-checks.js';
 import { startWebServer, type WebServer } from './server.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from './browser.js';
+import { launchBrowser } from '../support/browser.js';
 import { startWebServer, type WebServer } from './server.js';
 
 /** A page view over plain HTTP: its session cookie and CSRF token. */

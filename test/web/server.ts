@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createSignIn } from '../../src/accounts/sign-in.js';
+import { composeDeps } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
@@ -65,21 +65,16 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
   if (!shared) for (const account of sandbox.accounts) await store.accounts.add(account);
   const log = new EventLog(store.events, 20);
   await log.start();
-  const deps: ToolDeps = {
-    store,
-    triggers: { kinds: TRIGGER_KINDS, log },
-    baseUrls: sandbox.baseUrls,
-    redactor,
-    readOnly: false,
-    retry: { maxAttempts: 2, budgetMs: 1_000, baseDelayMs: 5 },
-    signIn: createSignIn({ store, baseUrls: sandbox.baseUrls, oauth: sandbox.oauthSettings, redactor }),
-  };
   const config = {
     ...loadConfig({ SWITCHBOARD_SECRET_KEY: secretKey, ...(options.token ? { SWITCHBOARD_HTTP_TOKEN: options.token } : {}) }, { 'data-dir': dataDir, http: options.http, sandbox: options.sandbox }),
     baseUrls: sandbox.baseUrls,
   };
+  const deps = composeDeps(
+    { ...config, oauth: sandbox.oauthSettings },
+    { store, log, baseUrls: sandbox.baseUrls, redactor, logger, version: 'test', pollSoon: (id) => runner.pollSoon(id) },
+    { retry: { maxAttempts: 2, budgetMs: 1_000, baseDelayMs: 5 } },
+  );
   const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, tickMs: 20 });
-  deps.triggers!.pollSoon = (id) => runner.pollSoon(id);
   const listener: HttpListener = await startHttpListener({
     host: '127.0.0.1',
     port: 0,

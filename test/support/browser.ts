@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -65,6 +66,39 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close(
     async close() {
       await context.close();
       rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One browser for the test file and a new page for each test, handed to `onPage`. A test fails when its page broke its
+ * own Content-Security-Policy: the browser reports each violation on the console.
+ */
+export function usePages(onPage: (page: Page) => void): { readonly context: BrowserContext } {
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
+  let page: Page;
+  let cspViolations: string[] = [];
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    page = await browser!.context.newPage();
+    onPage(page);
+    cspViolations = [];
+    page.on('console', (msg) => {
+      if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
+    });
+  });
+  afterEach(async () => {
+    await page.close();
+    expect(cspViolations, 'the page broke its own Content-Security-Policy').toEqual([]);
+  });
+  return {
+    get context() {
+      return browser!.context;
     },
   };
 }

@@ -1,9 +1,19 @@
 import type { Readable } from 'node:stream';
+import { expect } from 'vitest';
 import { reportMiss, SANDBOX_MISS } from '../../src/sandbox/index.js';
+import { takeMisses } from '../../src/sandbox/server.js';
+
+/**
+ * A request the sandbox has no route for fails the test that sent it, in every test file (test/setup.ts runs this
+ * after each test): this process's sandbox servers' misses and those reported by watchMisses.
+ */
+export function expectNoMisses(): void {
+  expect(takeMisses(), 'requests the sandbox has no route for (it answered 501); add the route to src/sandbox/').toEqual([]);
+}
 
 /**
  * Reads a child process's log for the sandbox's 'no route' lines and reports each, so that a miss in a
- * `--sandbox` child fails the test that caused it, as one in this process does (test/setup.ts).
+ * `--sandbox` child fails the test that caused it, as one in this process does (expectNoMisses).
  */
 export function watchMisses(stream: Readable | null | undefined): void {
   let rest = '';
