@@ -12,7 +12,7 @@ import { expect } from 'vitest';
 import { TokenRefresher } from '../src/accounts/refresh.js';
 import { ResponseCache } from '../src/http/client.js';
 import { createLogger } from '../src/log.js';
-import { startHttpListener } from '../src/mcp/http.js';
+import { startListener } from '../src/http/listener.js';
 import { createServer, type ServerDeps } from '../src/mcp/server.js';
 import { Redactor } from '../src/redact.js';
 import { ResultBudget } from '../src/result-budget.js';
@@ -98,7 +98,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   const logger = deps.logger;
   const listener = options.listen
-    ? await startHttpListener({ host: '127.0.0.1', port: 0, routes: webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), logger, version: 'test' })
+    ? await startListener({ host: '127.0.0.1', port: 0, routes: webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), logger, version: 'test' })
     : undefined;
   if (listener) deps.triggers!.publicUrl = listener.url;
   const server = createServer(deps);
