@@ -9,8 +9,7 @@ import { json, startListener, type Listener, type ListenerOptions, type Mount } 
 import type { Logger } from '../log.js';
 import type { TeamAuth } from '../team/auth.js';
 import { mayWrite } from '../team/scopes.js';
-import { protectedResource } from './auth.js';
-import { userOf } from './owner.js';
+import { protectedResource, signedInOwner } from './auth.js';
 import { PERSONAL_OWNER } from '../store/types.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { eventUpdate } from './event-notes.js';
@@ -42,7 +41,7 @@ interface Session {
   open: number;
   events?: SessionEventStore;
   /** Team mode: the person who opened the session; only they may use it. */
-  userId?: string;
+  owner?: string;
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -123,15 +122,15 @@ export async function mcpOverHttp(options: McpHttpOptions): Promise<Mount & { se
     for (const [id, s] of sessions) if (s.open === 0 && s.lastSeen < cutoff) void closeSession(id);
   }, Math.min(60_000, idleMs)).unref();
 
-  /** The session of this id, when it exists and the caller may use it (in team mode, only the person who opened it). */
-  const sessionFor = (id: string | undefined, caller: AuthInfo | undefined) => {
+  /** The session of this id, when it exists and the request may use it (in team mode, only the person who opened it). */
+  const sessionFor = (id: string | undefined, auth: AuthInfo | undefined) => {
     const session = id ? sessions.get(id) : undefined;
-    return session && session.userId === userOf(caller) ? session : undefined;
+    return session && session.owner === signedInOwner(auth) ? session : undefined;
   };
 
-  /** In team mode, whether the caller's token allows every call in the body: calling a tool that changes something needs full scope. */
-  const scopeAllows = async (caller: AuthInfo | undefined, body: unknown) => {
-    if (!caller || mayWrite(caller.scopes)) return true;
+  /** In team mode, whether the request's token allows every call in the body: calling a tool that changes something needs full scope. */
+  const scopeAllows = async (auth: AuthInfo | undefined, body: unknown) => {
+    if (!auth || mayWrite(auth.scopes)) return true;
     for (const message of Array.isArray(body) ? body : [body]) {
       const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
       if (method === 'tools/call' && typeof params?.name === 'string' && (await options.mcp.readOnlyTool(params.name)) === false) return false;
@@ -139,15 +138,15 @@ export async function mcpOverHttp(options: McpHttpOptions): Promise<Mount & { se
     return true;
   };
 
-  async function handleMcp(req: IncomingMessage, res: ServerResponse, caller: AuthInfo | undefined): Promise<void> {
+  async function handleMcp(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): Promise<void> {
     const { StreamableHTTPServerTransport } = transports;
     const id = header(req, 'mcp-session-id');
     if (req.method === 'POST') {
       const body = await readJson(req, res);
       if (body === undefined) return;
-      if (!(await scopeAllows(caller, body))) return resource!.refuseWrite(res);
+      if (!(await scopeAllows(auth, body))) return resource!.refuseWrite(res);
       if (!(await transports.isLegacyRequest(await transports.toWebRequest(req, body), body))) {
-        const refused = await refusedListen(options.mcp, body, userOf(caller) ?? PERSONAL_OWNER);
+        const refused = await refusedListen(options.mcp, body, signedInOwner(auth) ?? PERSONAL_OWNER);
         return refused ? json(res, 200, refused) : transports.serveModern(req, res, body);
       }
       if (!id) {
@@ -164,16 +163,16 @@ export async function mcpOverHttp(options: McpHttpOptions): Promise<Mount & { se
         });
         transport.onclose = () => void sessions.delete(sessionId);
         sendNotificationsDirectly(transport, events);
-        const session: Session = { transport, lastSeen: Date.now(), open: 0, events, userId: userOf(caller) };
+        const session: Session = { transport, lastSeen: Date.now(), open: 0, events, owner: signedInOwner(auth) };
         sessions.set(sessionId, session);
         track(session, res);
         res.once('close', () => {
           if (transport.sessionId === undefined) void closeSession(sessionId);
         });
-        await options.mcp.create('legacy', { events: true, owner: userOf(caller) }).connect(transport);
+        await options.mcp.create('legacy', { events: true, owner: signedInOwner(auth) }).connect(transport);
         return transport.handleRequest(req, res, body);
       }
-      const session = sessionFor(id, caller);
+      const session = sessionFor(id, auth);
       if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.', {}, idOf(body));
       track(session, res);
       await session.transport.handleRequest(req, res, body);
@@ -181,7 +180,7 @@ export async function mcpOverHttp(options: McpHttpOptions): Promise<Mount & { se
       return;
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
-      const session = sessionFor(id, caller);
+      const session = sessionFor(id, auth);
       if (!id) return rpcError(res, 400, -32000, 'Mcp-Session-Id header required.');
       if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, -32001, 'Session not found: initialize again.');
       track(session, res);
@@ -191,24 +190,24 @@ export async function mcpOverHttp(options: McpHttpOptions): Promise<Mount & { se
     res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
   }
 
-  async function handleLegacySse(req: IncomingMessage, res: ServerResponse, url: URL, caller: AuthInfo | undefined): Promise<void> {
+  async function handleLegacySse(req: IncomingMessage, res: ServerResponse, url: URL, auth: AuthInfo | undefined): Promise<void> {
     const { SSEServerTransport } = transports;
     if (url.pathname === '/sse' && req.method === 'GET') {
       if (!(await makeRoom())) return refuseBusy(res);
       const transport = new SSEServerTransport('/messages', res);
-      const session: Session = { transport, lastSeen: Date.now(), open: 0, userId: userOf(caller) };
+      const session: Session = { transport, lastSeen: Date.now(), open: 0, owner: signedInOwner(auth) };
       sessions.set(transport.sessionId, session);
       track(session, res);
       transport.onclose = () => void sessions.delete(transport.sessionId);
-      await options.mcp.create('legacy', { events: true, owner: userOf(caller) }).connect(transport);
+      await options.mcp.create('legacy', { events: true, owner: signedInOwner(auth) }).connect(transport);
       return;
     }
     if (url.pathname === '/messages' && req.method === 'POST') {
-      const session = sessionFor(url.searchParams.get('sessionId') ?? '', caller);
+      const session = sessionFor(url.searchParams.get('sessionId') ?? '', auth);
       if (!session || !(session.transport instanceof SSEServerTransport)) return rpcError(res, 404, -32001, 'Session not found: open /sse again.');
       const body = await readJson(req, res);
       if (body === undefined) return;
-      if (!(await scopeAllows(caller, body))) return resource!.refuseWrite(res);
+      if (!(await scopeAllows(auth, body))) return resource!.refuseWrite(res);
       track(session, res);
       return session.transport.handlePostMessage(req, res, body);
     }
@@ -216,15 +215,15 @@ export async function mcpOverHttp(options: McpHttpOptions): Promise<Mount & { se
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    const caller = (req as IncomingMessage & { auth?: AuthInfo }).auth;
-    return url.pathname === '/mcp' ? handleMcp(req, res, caller) : handleLegacySse(req, res, url, caller);
+    const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth;
+    return url.pathname === '/mcp' ? handleMcp(req, res, auth) : handleLegacySse(req, res, url, auth);
   };
   const authenticate = resource
     ? async (req: IncomingMessage, res: ServerResponse) => {
-        const caller = await resource.authenticate(req, res);
+        const auth = await resource.authenticate(req, res);
         // The SDK's transports hand `req.auth` to every handler as `ctx.http.authInfo`.
-        if (caller) (req as IncomingMessage & { auth?: AuthInfo }).auth = caller;
-        return caller !== undefined;
+        if (auth) (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+        return auth !== undefined;
       }
     : undefined;
   const endpoints = ['/mcp', '/sse', '/messages'].map((path): Route => ({ method: '*', path, usesStore: false, authenticate, handle }));

@@ -21,7 +21,8 @@ import type { Logger } from '../log.js';
 import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
 import type { CallContext, Tool, ToolDeps } from '../tool.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
-import { ownedDeps, ownerOf } from './owner.js';
+import { forOwner } from '../owner.js';
+import { ownerOf } from './auth.js';
 import { eventNote, eventsUri, eventUpdate, noticesFor, type EventNote } from './event-notes.js';
 import { framedMessages } from './event-store.js';
 import { notifyDirectly } from './streams.js';
@@ -186,7 +187,7 @@ export function createSurface(setup: ServerSetup): Surface {
   };
   let byName: Map<string, Tool> | undefined;
   const toolNamed = async (name: string, owner: string) => {
-    const deps = ownedDeps(await needDeps(), owner);
+    const deps = forOwner(await needDeps(), owner);
     byName ??= new Map(deps.tools.map((t) => [t.name, t]));
     const tool = byName.get(name);
     if (!tool) throw invalidParams(`Unknown tool "${name}"; tools/list shows the ${(await listTools()).length} tools.`);
@@ -205,7 +206,7 @@ export function createSurface(setup: ServerSetup): Surface {
     if (!EVENTS_URI.test(uri)) {
       throw invalidParams(`"uri" ${JSON.stringify(uri.slice(0, 200))} cannot be subscribed to: only switchboard://triggers/{id}/events (ids from triggers_list) can.`);
     }
-    if (!(await triggerOf(ownedDeps(await needDeps(), owner), uri))) throw notFound(uri);
+    if (!(await triggerOf(forOwner(await needDeps(), owner), uri))) throw notFound(uri);
   };
 
   const refuseListen = async (filter: unknown, owner: string): Promise<RequestError | undefined> => {
@@ -267,7 +268,7 @@ export function createSurface(setup: ServerSetup): Surface {
 
     server.setRequestHandler('resources/list', async ({ params }, ctx) => {
       refuseCursor(params?.cursor);
-      const deps = ownedDeps(await needDeps(), ownerOf(ctx));
+      const deps = forOwner(await needDeps(), ownerOf(ctx));
       const triggers = deps.triggers ? await deps.store.triggers.list() : [];
       return {
         resources: [
@@ -294,7 +295,7 @@ export function createSurface(setup: ServerSetup): Surface {
     });
 
     server.setRequestHandler('resources/read', async ({ params: { uri } }, ctx) => {
-      const deps = ownedDeps(await needDeps(), ownerOf(ctx));
+      const deps = forOwner(await needDeps(), ownerOf(ctx));
       if (uri === ACCOUNTS_URI) {
         // Loaded here, not at start-up: the tool modules are not needed to answer tools/list.
         const { describeAccount } = await import('../accounts/tools.js');
