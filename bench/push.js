@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Agent } from 'undici';
 import { createLogger } from '../dist/log.js';
-import { startHttpListener } from '../dist/mcp/http.js';
+import { startListener } from '../dist/http/listener.js';
 import { createServer } from '../dist/mcp/server.js';
 import { Redactor } from '../dist/redact.js';
 import { deliverEmail, startSandbox } from '../dist/sandbox/index.js';
@@ -35,7 +35,7 @@ export async function benchPush({ pushed = 100, polled = 6 } = {}) {
   const dispatcher = new Agent({ keepAliveTimeout: 30_000 });
   const deps = { store, triggers: { kinds: TRIGGER_KINDS, log }, baseUrls: sandbox.baseUrls, redactor, readOnly: false, dispatcher, logger, version: 'bench', tools: buildTools({ readOnly: false }) };
   let runner;
-  const listener = await startHttpListener({
+  const listener = await startListener({
     host: '127.0.0.1',
     port: 0,
     routes: webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger, requestPoll: (id) => runner.requestPoll(id) }),

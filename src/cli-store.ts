@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { forOwner } from './owner.js';
 import type { Redactor } from './redact.js';
 import { openStore, PERSONAL_OWNER, type Store } from './store/index.js';
 
@@ -8,5 +9,5 @@ import { openStore, PERSONAL_OWNER, type Store } from './store/index.js';
  */
 export async function openCliStore(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'secretKey'>, redactor?: Redactor): Promise<Store> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey, redactor });
-  return store.ownedBy(PERSONAL_OWNER);
+  return forOwner({ store }, PERSONAL_OWNER).store;
 }

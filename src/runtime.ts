@@ -3,7 +3,8 @@ import { Agent } from 'undici';
 import { composeDeps } from './compose.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import { startHttpListener, type HttpListener } from './mcp/http.js';
+import { startListener, type Listener } from './http/listener.js';
+import { startHttpListener } from './mcp/http.js';
 import type { ServerDeps, Surface } from './mcp/server.js';
 import type { Redactor } from './redact.js';
 import { loadSandbox, type Sandbox } from './sandbox/load.js';
@@ -25,7 +26,7 @@ export interface Runtime {
   /** The store's directory: the sandbox's own in sandbox mode. */
   dataDir: string;
   /** The HTTP listener while this process runs one: always with --http, on the listener lease holder over stdio. */
-  listener(): HttpListener | undefined;
+  listener(): Listener | undefined;
   /** Stops taking tool calls, ends long polls, and waits for the calls in flight (at most the grace period). */
   drain(): Promise<void>;
   close(): Promise<void>;
@@ -54,7 +55,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     if (options.signal?.aborted) throw new Error('serve was shut down while starting');
   };
 
-  let listener: HttpListener | undefined;
+  let listener: Listener | undefined;
   const shutdown = new Drain();
   try {
     let sandbox: Sandbox | undefined;
@@ -152,7 +153,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         logger,
         onChange: async (held) => {
           if (held && !listener) {
-            listener = await startHttpListener({ ...listenerOptions, mcp: undefined }).catch((error: Error) => {
+            listener = await startListener(listenerOptions).catch((error: Error) => {
               logger.warn('HTTP listener not started: this process holds the listener lease, but no process serves webhooks, the Integrations page or sign-in callbacks', {
                 message: error.message,
               });

@@ -12,7 +12,7 @@ import { expect } from 'vitest';
 import { composeDeps } from '../src/compose.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { startHttpListener } from '../src/mcp/http.js';
+import { startListener } from '../src/http/listener.js';
 import { createServer, type ServerDeps } from '../src/mcp/server.js';
 import { Redactor } from '../src/redact.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
@@ -89,7 +89,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   );
   const listener = options.listen
-    ? await startHttpListener({ host: '127.0.0.1', port: 0, routes: webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), logger, version: 'test' })
+    ? await startListener({ host: '127.0.0.1', port: 0, routes: webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger }), logger, version: 'test' })
     : undefined;
   if (listener) deps.triggers!.publicUrl = listener.url;
   const server = createServer(deps);

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** A route the one HTTP listener serves besides MCP: webhooks, the Integrations page, sign-in callbacks. */
+/** A route the one HTTP listener serves: MCP, webhooks, the Integrations page, sign-in callbacks. */
 export interface Route {
+  /** The request method, or '*' for a route that answers every method (405 itself for those it refuses). */
   method: string;
   /** Exact path ('/' is exact: the Integrations page), or a prefix ending in '/'. */
   path: string;
@@ -9,6 +10,8 @@ export interface Route {
   public?: boolean;
   /** False for a route that answers without the store: it is served while the store is refused. */
   usesStore?: false;
+  /** Checks the caller itself instead of the listener's token (team mode's access tokens); false once it has answered the request. */
+  authenticate?(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void;
 }
 

@@ -7,9 +7,11 @@ import {
   OAuthErrorCode,
   verifyBearerToken,
   type AuthInfo,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import { StoreUnavailableError } from '../errors.js';
 import type { Route } from '../http/incoming.js';
+import { PERSONAL_OWNER } from '../store/types.js';
 import type { TeamAuth } from '../team/auth.js';
 import type { Caller } from '../team/resource.js';
 
@@ -68,7 +70,13 @@ export function protectedResource(team: TeamAuth) {
 
 export type ProtectedResource = ReturnType<typeof protectedResource>;
 
-/** What MCP handlers learn of a team caller; `extra.userId` is whose accounts, triggers and events the call may use. */
+/** The person an authenticated request is served for, in team mode. */
+export const signedInOwner = (authInfo: AuthInfo | undefined) => authInfo?.extra?.owner as string | undefined;
+
+/** Whose accounts, triggers and events a request may use: the signed-in person's in team mode, else the one personal owner's. */
+export const ownerOf = (ctx: Pick<ServerContext, 'http'> | undefined): string => signedInOwner(ctx?.http?.authInfo) ?? PERSONAL_OWNER;
+
+/** What MCP handlers learn of a team caller; `extra.owner` is whose accounts, triggers and events the call may use. */
 function authInfoOf(caller: Caller, resourceMetadataUrl: string): AuthInfo {
   return {
     token: caller.token,
@@ -77,7 +85,7 @@ function authInfoOf(caller: Caller, resourceMetadataUrl: string): AuthInfo {
     expiresAt: caller.expiresAt,
     resource: new URL(caller.resource),
     resourceMetadataUrl,
-    extra: { userId: caller.userId },
+    extra: { owner: caller.userId },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { TriggerEvent } from '../store/types.js';
+import { eventsUri } from '../triggers/resources.js';
 import { framedEvents, standaloneEvent, takeSeqs, type FramedEvents } from './event-store.js';
 
 /* How clients are told of a new event, in both revisions: the notices, and the resource they name. */
@@ -7,7 +8,7 @@ import { framedEvents, standaloneEvent, takeSeqs, type FramedEvents } from './ev
 export const EVENT_NOTIFICATION = 'notifications/switchboard/event';
 /** The `_meta` key of `notifications/resources/updated` that carries the event, in both revisions. */
 export const EVENT_META_KEY = 'switchboard/event';
-export const eventsUri = (triggerId: string) => `switchboard://triggers/${triggerId}/events`;
+export { eventsUri };
 
 /** What a client learns of a new event: enough to decide whether to read it (by resource, events_next or the CLI). */
 export interface EventNote {

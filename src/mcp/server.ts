@@ -21,8 +21,10 @@ import type { Logger } from '../log.js';
 import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
 import type { CallContext, Tool, ToolDeps } from '../tool.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
-import { ownedDeps, ownerOf } from './owner.js';
-import { eventNote, eventsUri, eventUpdate, noticesFor, type EventNote } from './event-notes.js';
+import { forOwner } from '../owner.js';
+import { isEventsUri, listResources, MAX_SUBSCRIPTIONS, readResource, resourceTemplates, triggerOfUri } from '../resources.js';
+import { ownerOf } from './auth.js';
+import { eventNote, eventUpdate, noticesFor, type EventNote } from './event-notes.js';
 import { framedMessages } from './event-store.js';
 import { notifyDirectly } from './streams.js';
 
@@ -40,10 +42,6 @@ export interface ServerDeps extends ToolDeps {
   version: string;
 }
 
-const ACCOUNTS_URI = 'switchboard://accounts';
-const EVENTS_URI = /^switchboard:\/\/triggers\/([\w-]+)\/events$/;
-/** One per trigger is all a session needs; the bound keeps a client from growing the set without end. */
-const MAX_SUBSCRIPTIONS = 1000;
 /** The input request key under which a 2026 tool call asks the client to open a sign-in link. */
 const SIGN_IN_INPUT = 'sign_in';
 
@@ -186,26 +184,21 @@ export function createSurface(setup: ServerSetup): Surface {
   };
   let byName: Map<string, Tool> | undefined;
   const toolNamed = async (name: string, owner: string) => {
-    const deps = ownedDeps(await needDeps(), owner);
+    const deps = forOwner(await needDeps(), owner);
     byName ??= new Map(deps.tools.map((t) => [t.name, t]));
     const tool = byName.get(name);
     if (!tool) throw invalidParams(`Unknown tool "${name}"; tools/list shows the ${(await listTools()).length} tools.`);
     return { deps, tool };
-  };
-  /** The trigger an events URI names, when it exists; other URIs are not this server's. */
-  const triggerOf = async (deps: ServerDeps, uri: string) => {
-    const triggerId = EVENTS_URI.exec(uri)?.[1];
-    return triggerId && deps.triggers && (await deps.store.triggers.get(triggerId)) ? triggerId : undefined;
   };
   // -32602 in both revisions: 2026-07-28's code for an unknown resource, which the SDK also sends 2025 clients (for -32002).
   const notFound = (uri: string) => new RequestError(ProtocolErrorCode.InvalidParams, `Resource ${uri.slice(0, 200)} not found; resources/list shows what exists.`, { uri });
 
   /** Throws the error that refuses a subscription to `uri`: only the events URI of an existing trigger of the owner's can be subscribed to. */
   const checkSubscribable = async (uri: string, owner: string) => {
-    if (!EVENTS_URI.test(uri)) {
+    if (!isEventsUri(uri)) {
       throw invalidParams(`"uri" ${JSON.stringify(uri.slice(0, 200))} cannot be subscribed to: only switchboard://triggers/{id}/events (ids from triggers_list) can.`);
     }
-    if (!(await triggerOf(ownedDeps(await needDeps(), owner), uri))) throw notFound(uri);
+    if (!(await triggerOfUri(forOwner(await needDeps(), owner), uri))) throw notFound(uri);
   };
 
   const refuseListen = async (filter: unknown, owner: string): Promise<RequestError | undefined> => {
@@ -267,45 +260,18 @@ export function createSurface(setup: ServerSetup): Surface {
 
     server.setRequestHandler('resources/list', async ({ params }, ctx) => {
       refuseCursor(params?.cursor);
-      const deps = ownedDeps(await needDeps(), ownerOf(ctx));
-      const triggers = deps.triggers ? await deps.store.triggers.list() : [];
-      return {
-        resources: [
-          { uri: ACCOUNTS_URI, name: 'accounts', title: 'Connected accounts', description: 'Connected provider accounts (no secrets)', mimeType: 'application/json' },
-          ...triggers.map((t) => ({ uri: eventsUri(t.id), name: `${t.id}-events`, title: `Events of ${t.kind} ${t.id}`, mimeType: 'application/json' })),
-        ],
-      };
+      return { resources: await listResources(forOwner(await needDeps(), ownerOf(ctx))) };
     });
 
     server.setRequestHandler('resources/templates/list', async ({ params }) => {
       refuseCursor(params?.cursor);
-      if (!(await needDeps()).triggers) return { resourceTemplates: [] };
-      return {
-        resourceTemplates: [
-          {
-            uriTemplate: 'switchboard://triggers/{id}/events',
-            name: 'trigger-events',
-            title: 'Latest events of a trigger',
-            description: 'The 20 newest events of a trigger; subscribe to be told of each new one',
-            mimeType: 'application/json',
-          },
-        ],
-      };
+      return { resourceTemplates: resourceTemplates(await needDeps()) };
     });
 
     server.setRequestHandler('resources/read', async ({ params: { uri } }, ctx) => {
-      const deps = ownedDeps(await needDeps(), ownerOf(ctx));
-      if (uri === ACCOUNTS_URI) {
-        // Loaded here, not at start-up: the tool modules are not needed to answer tools/list.
-        const { describeAccount } = await import('../accounts/tools.js');
-        const accounts = (await deps.store.accounts.list()).map(describeAccount);
-        return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ accounts }) }] };
-      }
-      const triggerId = await triggerOf(deps, uri);
-      if (!triggerId) throw notFound(uri);
-      const events = await deps.store.events.latest(triggerId, 20);
-      const { eventJson } = await import('../triggers/forward.js');
-      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ events: events.map(eventJson) }) }] };
+      const text = await readResource(forOwner(await needDeps(), ownerOf(ctx)), uri);
+      if (text === undefined) throw notFound(uri);
+      return { contents: [{ uri, mimeType: 'application/json', text }] };
     });
 
     const subscriptions = new Set<string>();

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../http/incoming.js';
+import { forOwner } from '../owner.js';
 import { PERSONAL_OWNER } from '../store/index.js';
 import { PROVIDERS } from '../store/types.js';
 import { PAGE_SIGN_IN_PATH, PAGE_TICKET_PATH } from '../contracts/team.js';
@@ -44,10 +45,7 @@ export function webRoutes(w: WebDeps): Route[] {
     return undefined;
   };
   /** What a session's requests run with: the store as its owner sees it. */
-  const own = (session: WebSession): WebDeps => {
-    const owner = session.owner ?? PERSONAL_OWNER;
-    return { ...web, deps: { ...w.deps, store: w.deps.store.ownedBy(owner), owner } };
-  };
+  const own = (session: WebSession): WebDeps => ({ ...web, deps: forOwner(w.deps, session.owner ?? PERSONAL_OWNER) });
 
   /** The session of a page view, made when missing; undefined when the login form was sent instead. */
   const viewSession = async (req: IncomingMessage, res: ServerResponse): Promise<{ session: WebSession; cookie?: string } | undefined> => {

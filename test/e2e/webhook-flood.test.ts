@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { startHttpListener } from '../../src/mcp/http.js';
+import { startListener } from '../../src/http/listener.js';
 import { hookSide } from '../../src/sandbox/github/hooks.js';
 import { SANDBOX_TOKENS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { exited, runCli, startHttpServe } from './cli.js';
@@ -137,7 +137,7 @@ describe('webhook deliveries from strangers', () => {
 
   it('drops a connection that never finishes its headers', { timeout: 30_000 }, async () => {
     const stream = new Writable({ write: (_c, _e, done) => done() });
-    const listener = await startHttpListener({ host: '127.0.0.1', port: 0, logger: createLogger({ stream, level: 'error' }), version: 'test', headersTimeoutMs: 500 });
+    const listener = await startListener({ host: '127.0.0.1', port: 0, logger: createLogger({ stream, level: 'error' }), version: 'test', headersTimeoutMs: 500 });
     try {
       const socket = connect(listener.port, '127.0.0.1');
       let answer = '';

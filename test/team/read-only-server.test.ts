@@ -15,7 +15,7 @@ afterAll(() => h.close());
 /** A client whose every message reaches the server as sent with this token's auth info, as the HTTP transports hand it over. */
 async function clientWith(scopes: string[]): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const authInfo: AuthInfo = { token: 't', clientId: 'c', scopes, expiresAt: Math.floor(Date.now() / 1000) + 60, extra: { userId: 'usr_1' } };
+  const authInfo: AuthInfo = { token: 't', clientId: 'c', scopes, expiresAt: Math.floor(Date.now() / 1000) + 60, extra: { owner: 'usr_1' } };
   const send = clientSide.send.bind(clientSide);
   clientSide.send = (message, options) => send(message, { ...options, authInfo });
   await surfaceOf(h.deps).create('legacy').connect(serverSide);

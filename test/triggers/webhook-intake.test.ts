@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import examples from '@octokit/webhooks-examples' with { type: 'json' };
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
+import { startListener, type Listener } from '../../src/http/listener.js';
 import type { CommitItem, Store, TriggerStore } from '../../src/store/index.js';
 import { EventLog } from '../../src/triggers/event-log.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
@@ -34,7 +34,7 @@ function gate() {
 
 describe.each(ADAPTERS)('webhook intake on $name', (adapter) => {
   let store: Store;
-  let listener: HttpListener;
+  let listener: Listener;
   let log: EventLog;
   let secret: string;
   let hookId: string;
@@ -72,7 +72,7 @@ describe.each(ADAPTERS)('webhook intake on $name', (adapter) => {
     const stream = new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) });
     const logger = createLogger({ stream, level: 'warn' });
     const routes = webhookRoutes({ store: intakeStore(), kinds: TRIGGER_KINDS, log, logger, groupCommit: options.groupCommit });
-    listener = await startHttpListener({ host: '127.0.0.1', port: 0, routes, logger, version: 'test' });
+    listener = await startListener({ host: '127.0.0.1', port: 0, routes, logger, version: 'test' });
   }
 
   async function send(d: { id: string; body: string; signature: string }) {

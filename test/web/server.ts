@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { composeDeps } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
+import { startListener, type Listener } from '../../src/http/listener.js';
 import { Redactor } from '../../src/redact.js';
 import { SANDBOX_API_KEYS, SANDBOX_TOKENS, sandboxCredentials, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/index.js';
@@ -75,7 +75,7 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
     { retry: { maxAttempts: 2, budgetMs: 1_000, baseDelayMs: 5 } },
   );
   const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, tickMs: 20 });
-  const listener: HttpListener = await startHttpListener({
+  const listener: Listener = await startListener({
     host: '127.0.0.1',
     port: 0,
     token: options.token,
