@@ -1,15 +1,9 @@
 import { InputError } from '../errors.js';
 import { checkBaseUrl, isLoopbackHost } from '../http/url-guard.js';
+import { PROVIDER_RECORDS } from '../providers.js';
 import type { Provider } from '../store/types.js';
 
 /** An account's own API host: GitHub Enterprise Server, a Microsoft national cloud, or any host speaking the provider's API. */
-
-const EXAMPLES: Record<Provider, string> = {
-  github: 'https://ghe.example.com/api/v3',
-  outlook: 'https://graph.microsoft.us/v1.0',
-  vercel: 'https://api.vercel.com',
-  sales: 'https://api.lusha.com',
-};
 
 /** Where the API lives under a bare host, when a bare host is certainly wrong. */
 const ROOT_HINTS: Partial<Record<Provider, (host: string) => string | undefined>> = {
@@ -23,7 +17,7 @@ const ROOT_HINTS: Partial<Record<Provider, (host: string) => string | undefined>
  * `name` is how the person gave it, named in every error.
  */
 export function accountBaseUrl(provider: Provider, value: string, name = '--base-url', field = 'base-url'): string {
-  const url = checkBaseUrl(value, { name, field, example: EXAMPLES[provider] });
+  const url = checkBaseUrl(value, { name, field, example: PROVIDER_RECORDS[provider].baseUrlExample });
   const { host, hostname, pathname } = new URL(url);
   const hint = pathname === '/' && !isLoopbackHost(hostname) ? ROOT_HINTS[provider]?.(host) : undefined;
   if (hint) throw new InputError(`${name}: ${hint}.`, field);

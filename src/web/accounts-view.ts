@@ -50,7 +50,7 @@ function accountRow(a: Account, m: Model): SafeHtml {
 <div><dt>Identity</dt><dd>${a.identity ?? html`<span class="muted">unknown</span>`}</dd></div>
 ${team(a)}
 ${a.baseUrl ? html`<div><dt>API base URL</dt><dd class="base-url"><code>${a.baseUrl}</code></dd></div>` : ''}
-${a.provider === 'outlook' ? html`<div><dt>Permission groups</dt><dd>${a.groups.length ? a.groups.map((g) => html`<span class="badge">${g}</span> `) : html`<span class="muted">none</span>`}</dd></div>` : ''}
+${PROVIDER_INFO[a.provider].permissionGroups ? html`<div><dt>Permission groups</dt><dd>${a.groups.length ? a.groups.map((g) => html`<span class="badge">${g}</span> `) : html`<span class="muted">none</span>`}</dd></div>` : ''}
 <div><dt>Last used</dt><dd class="last-used">${a.lastUsedAt ? timeTag(a.lastUsedAt, m.now) : html`<span class="muted">never</span>`}</dd></div>
 <div><dt>Added</dt><dd>${timeTag(a.createdAt, m.now)}</dd></div>
 </dl>
@@ -79,7 +79,7 @@ ${
 
 /** Vercel: the team the account acts for (name and slug once verified; the id alone otherwise). */
 function team(a: Account): SafeHtml | '' {
-  if (a.provider !== 'vercel') return '';
+  if (!PROVIDER_INFO[a.provider].accountOptions.includes('team')) return '';
   const { teamName, teamSlug, teamId } = a.meta;
   const named = teamName ?? teamSlug;
   const shown = named

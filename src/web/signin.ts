@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SignInApi } from '../contracts/accounts.js';
+import { OAUTH_PROVIDERS } from '../providers.js';
 import type { Provider } from '../store/types.js';
 import { errorText, type WebDeps } from './actions.js';
 import { html, type SafeHtml } from './html.js';
@@ -22,10 +23,8 @@ function send(res: ServerResponse, status: number, nonce: string, body: SafeHtml
   sendHtml(res, status, nonce, body, {}, 'no-referrer');
 }
 
-const OAUTH_PROVIDERS = new Set<string>(['outlook', 'github', 'vercel']);
-
 export function oauthProvider(name: string): Provider | undefined {
-  return OAUTH_PROVIDERS.has(name) ? (name as Provider) : undefined;
+  return (OAUTH_PROVIDERS as readonly string[]).includes(name) ? (name as Provider) : undefined;
 }
 
 export function callbackUri(req: IncomingMessage, w: WebDeps, provider: Provider): string {
@@ -39,7 +38,7 @@ export async function beginInPopup(w: WebDeps, req: IncomingMessage, res: Server
   if (!api) return send(res, 503, nonce, resultPage(nonce, { ok: false, provider, message: SIGN_IN_UNAVAILABLE }));
   let url: URL;
   try {
-    const groups = provider === 'outlook' ? form.get('groups')?.filter(Boolean) : undefined;
+    const groups = PROVIDER_INFO[provider].permissionGroups ? form.get('groups')?.filter(Boolean) : undefined;
     const begun = await api.beginSignIn(provider, { redirectUri: callbackUri(req, w, provider), groups, label: field(form, 'label') || undefined, owner: w.deps.owner });
     url = new URL(begun.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`the sign-in address is not http(s): ${url.protocol}`);
