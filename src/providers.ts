@@ -49,6 +49,8 @@ export interface ProviderRecord {
   baseUrlExample: string;
   /** When an account may live on another host: the page's hint for its API base URL field. */
   baseUrlHint?: string;
+  /** Where the API lives under a bare host (`{host}`), when a bare host is certainly wrong; not for hosts starting with `unlessHostStartsWith`. */
+  bareHostHint?: { text: string; unlessHostStartsWith?: string };
   accountOptions: readonly AccountOption[];
   /** A team server's people may sign in with it: the scopes that show who they are, and the one that shows their organizations. */
   teamSignIn?: { scopes: readonly string[]; organizationScope?: string };
@@ -78,6 +80,7 @@ export const PROVIDER_RECORDS = {
     tokenHelp: 'A Microsoft Graph access token (short-lived; sign-in is better).',
     baseUrlExample: 'https://graph.microsoft.us/v1.0',
     baseUrlHint: 'A national cloud, e.g. https://graph.microsoft.us/v1.0. Leave empty for graph.microsoft.com.',
+    bareHostHint: { text: "Microsoft Graph's base URL ends in its version: give https://{host}/v1.0" },
     accountOptions: ['groups'],
     teamSignIn: { scopes: ['User.Read'] },
     permissionGroups: { scopes: OUTLOOK_PERMISSION_GROUPS, defaults: ['mail', 'calendar', 'contacts', 'mailbox-settings'] },
@@ -117,6 +120,8 @@ export const PROVIDER_RECORDS = {
     tokenHelp: 'A personal access token (fine-grained or classic).',
     baseUrlExample: 'https://ghe.example.com/api/v3',
     baseUrlHint: 'GitHub Enterprise Server: https://HOST/api/v3. Leave empty for github.com.',
+    // GitHub Enterprise Server serves REST under /api/v3; github.com and GHE.com (api.<subdomain>.ghe.com) at the root of an api. host.
+    bareHostHint: { text: 'GitHub Enterprise Server serves its API under /api/v3: give https://{host}/api/v3', unlessHostStartsWith: 'api.' },
     accountOptions: [],
     teamSignIn: { scopes: ['read:user', 'user:email'], organizationScope: 'read:org' },
     oauth: {

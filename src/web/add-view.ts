@@ -2,7 +2,7 @@ import { PROVIDERS, type Provider } from '../store/types.js';
 import { FormView, type FormProblem } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField } from './layout.js';
-import { PROVIDER_INFO } from './providers.js';
+import { providerRecord } from '../providers.js';
 
 interface Model {
   csrf: string;
@@ -21,7 +21,7 @@ ${m.signInUnavailable ? html`<p class="muted" id="signin-note">${m.signInUnavail
 
 /** A provider's permission groups (Outlook's) as checkboxes; `purpose` tells the sign-in set from the token set apart. */
 function groupBoxes(provider: Provider, v: FormView, purpose: string): SafeHtml | '' {
-  const groups = PROVIDER_INFO[provider].permissionGroups;
+  const groups = providerRecord(provider).permissionGroups;
   if (!groups) return '';
   return html`<fieldset><legend>Permission groups</legend>${Object.keys(groups.scopes).map(
     (g) =>
@@ -42,7 +42,7 @@ function baseUrlField(v: FormView, title: string, hint: string): SafeHtml {
 }
 
 function providerCard(provider: Provider, m: Model): SafeHtml {
-  const info = PROVIDER_INFO[provider];
+  const info = providerRecord(provider);
   const signin = new FormView(`signin-${provider}`, m.problem, ['label', 'groups']);
   const add = new FormView(`add-${provider}`, m.problem, ['secret', 'label', 'dialect', 'team', 'groups', 'base_url']);
   const key = info.credential === 'api_key';

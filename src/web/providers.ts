@@ -1,9 +1,7 @@
-import { PROVIDER_RECORDS, type ProviderRecord } from '../providers.js';
-import type { Account, Provider } from '../store/types.js';
-
-export const PROVIDER_INFO: Record<Provider, ProviderRecord> = PROVIDER_RECORDS;
+import { providerRecord } from '../providers.js';
+import type { Account } from '../store/types.js';
 
 /** "the GitHub account “work”": names one account unambiguously, for labels that would otherwise repeat. */
 export function accountName(a: Account): string {
-  return `the ${PROVIDER_INFO[a.provider].title} account “${a.label}”`;
+  return `the ${providerRecord(a.provider).title} account “${a.label}”`;
 }
