@@ -160,6 +160,44 @@ const boundaries = {
   },
 };
 
+/** The provider ids, read from the provider record (src/providers.ts): its keys at the first level of PROVIDER_RECORDS. */
+const PROVIDER_IDS = (() => {
+  const source = readFileSync(join(SRC, 'providers.ts'), 'utf8');
+  const records = source.slice(source.indexOf('export const PROVIDER_RECORDS = {'));
+  return new Set([...records.matchAll(/^ {2}([a-z][a-z0-9_-]*): \{$/gm)].map((m) => m[1]));
+})();
+
+/** Where a provider may be named in a comparison: its connector and its sandbox. */
+const PROVIDER_HOMES = ['connectors', 'sandbox'];
+
+/** No `=== 'github'` (or !==, or `case 'github':`) outside connectors/ and sandbox/: what differs goes in the record or the connector. */
+const noProviderComparison = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      compared:
+        "Comparing with the provider id '{{id}}' outside src/connectors and src/sandbox: put what differs in the provider record (src/providers.ts) or a method of the connector.",
+    },
+  },
+  create(context) {
+    const file = context.physicalFilename;
+    if (!file.startsWith(SRC + sep) || PROVIDER_HOMES.includes(unitOf(file))) return {};
+    const providerId = (node) => (node?.type === 'Literal' && PROVIDER_IDS.has(node.value) ? node.value : undefined);
+    return {
+      BinaryExpression(node) {
+        if (!['===', '!==', '==', '!='].includes(node.operator)) return;
+        const id = providerId(node.left) ?? providerId(node.right);
+        if (id) context.report({ node, messageId: 'compared', data: { id } });
+      },
+      SwitchCase(node) {
+        const id = providerId(node.test);
+        if (id) context.report({ node, messageId: 'compared', data: { id } });
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'test-artifacts/', 'bench/'] },
   {
@@ -176,11 +214,12 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    plugins: { local: { rules: { 'no-folder-cycle': noFolderCycle, 'no-file-cycle': noFileCycle, boundaries } } },
+    plugins: { local: { rules: { 'no-folder-cycle': noFolderCycle, 'no-file-cycle': noFileCycle, boundaries, 'no-provider-comparison': noProviderComparison } } },
     rules: {
       'local/no-folder-cycle': 'error',
       'local/no-file-cycle': 'error',
       'local/boundaries': 'error',
+      'local/no-provider-comparison': 'error',
     },
   },
   {

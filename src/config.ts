@@ -2,7 +2,7 @@ import envPaths from 'env-paths';
 import { InputError } from './errors.js';
 import type { TeamRule } from './contracts/team.js';
 import { parseToolList } from './tool-selection.js';
-import { PROVIDERS, type Provider } from './store/types.js';
+import { OAUTH_PROVIDERS, oauthRecord, type OAuthProvider, PROVIDER_RECORDS, PROVIDERS, type Provider } from './providers.js';
 import { didYouMean } from './suggest.js';
 
 export interface Config {
@@ -68,8 +68,7 @@ export interface ExternalIssuerConfig {
   clientSecret?: string;
 }
 
-export const OAUTH_PROVIDERS = ['outlook', 'github', 'vercel'] as const;
-export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
+export { OAUTH_PROVIDERS, type OAuthProvider } from './providers.js';
 
 /** One provider's OAuth app and authorization server. Endpoints are the provider's paths under `url`. */
 export interface OAuthSettings {
@@ -106,19 +105,15 @@ export interface Flags {
   team?: boolean | string;
 }
 
-export const DEFAULT_BASE_URLS: Record<Provider, string> = {
-  outlook: 'https://graph.microsoft.com/v1.0',
-  sales: 'https://api.lusha.com',
-  github: 'https://api.github.com',
-  vercel: 'https://api.vercel.com',
-};
+export const DEFAULT_BASE_URLS = Object.fromEntries(PROVIDERS.map((p) => [p, PROVIDER_RECORDS[p].baseUrl])) as Record<Provider, string>;
 
 /** Flags win over environment, environment over defaults. Pure: reads only its arguments. */
 export function loadConfig(env: Record<string, string | undefined>, flags: Flags = {}): Config {
   const baseUrls = { ...DEFAULT_BASE_URLS };
   for (const p of PROVIDERS) {
-    const v = env[`SWITCHBOARD_${p.toUpperCase()}_BASE_URL`];
-    if (v) baseUrls[p] = checkUrl(v, `SWITCHBOARD_${p.toUpperCase()}_BASE_URL`);
+    const name = `${PROVIDER_RECORDS[p].envPrefix}_BASE_URL`;
+    const v = env[name];
+    if (v) baseUrls[p] = checkUrl(v, name);
   }
   /** What the person typed a value as: the flag when given, else the environment variable. */
   const named = (flag: keyof Flags, variable: string) => (flags[flag] !== undefined ? `--${flag}` : variable);
@@ -299,22 +294,23 @@ function loadOAuth(env: Record<string, string | undefined>): Record<OAuthProvide
   if (slug && !INTEGRATION_SLUG.test(slug)) {
     throw new InputError(`SWITCHBOARD_VERCEL_INTEGRATION_SLUG must be the integration's URL slug (a-z, 0-9, -), not "${slug}".`, 'SWITCHBOARD_VERCEL_INTEGRATION_SLUG');
   }
-  const defaults: Record<OAuthProvider, OAuthSettings> = {
-    outlook: { url: `https://login.microsoftonline.com/${tenant}/oauth2/v2.0`, tenant },
-    github: { url: 'https://github.com' },
-    // Vercel integrations sign in on their install page and exchange the code at /v2/oauth/access_token.
-    vercel: { url: 'https://api.vercel.com/v2/oauth', authorizeUrl: slug ? `https://vercel.com/integrations/${slug}/new` : undefined },
-  };
   const out = {} as Record<OAuthProvider, OAuthSettings>;
   for (const p of OAUTH_PROVIDERS) {
-    const name = `SWITCHBOARD_${p.toUpperCase()}`;
+    const record = oauthRecord(p);
+    const name = PROVIDER_RECORDS[p].envPrefix;
     const url = env[`${name}_OAUTH_URL`];
-    const base = url ? checkUrl(url, `${name}_OAUTH_URL`) : defaults[p].url;
+    const tenanted = record.url.includes('{tenant}');
+    const defaults: OAuthSettings = {
+      url: record.url.replace('{tenant}', tenant),
+      ...(tenanted ? { tenant } : {}),
+      ...(record.installPage ? { authorizeUrl: slug ? record.installPage.replace('{slug}', slug) : undefined } : {}),
+    };
+    const base = url ? checkUrl(url, `${name}_OAUTH_URL`) : defaults.url;
     out[p] = {
-      ...defaults[p],
+      ...defaults,
       url: base,
-      // An overridden Vercel server (the sandbox) serves its sign-in page at <url>/authorize.
-      ...(p === 'vercel' && url && !slug ? { authorizeUrl: `${base}/authorize` } : {}),
+      // An overridden server that signs in on an install page (the sandbox) serves its sign-in page at <url>/authorize.
+      ...(record.installPage && url && !slug ? { authorizeUrl: `${base}/authorize` } : {}),
       clientId: env[`${name}_CLIENT_ID`]?.trim() || undefined,
       clientSecret: env[`${name}_CLIENT_SECRET`]?.trim() || undefined,
     };

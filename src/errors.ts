@@ -1,4 +1,5 @@
 import type { Redactor } from './redact.js';
+import { findProviderRecord } from './providers.js';
 
 /** A caller mistake: the message names the field and how to fix it. Nothing was sent or written. */
 export class InputError extends Error {
@@ -48,7 +49,7 @@ export function connectCommand(provider: string, label?: string, signIn?: string
   const labelFlag = label === undefined ? '' : ` --label "${label}"`;
   if (signIn === 'device' || signIn === 'browser') return `switchboard accounts add ${provider} --${signIn}${labelFlag}`;
   const baseFlag = baseUrl ? ` --base-url ${baseUrl}` : '';
-  return `switchboard accounts add ${provider}${labelFlag}${baseFlag} ${provider === 'sales' ? '--api-key-stdin' : '--token-stdin'}`;
+  return `switchboard accounts add ${provider}${labelFlag}${baseFlag} ${findProviderRecord(provider)?.credential === 'api_key' ? '--api-key-stdin' : '--token-stdin'}`;
 }
 
 /** What a tool answers for an account whose credential was refused or could not be refreshed: the exact way back. */
@@ -132,7 +133,7 @@ export class UnexpectedAnswerError extends Error {
     readonly path: string,
     cause: TypeError,
   ) {
-    const who = PROVIDER_TITLES[connector] ?? connector;
+    const who = findProviderRecord(connector)?.apiTitle ?? connector;
     const reading = /\(reading '([^']*)'\)/.exec(cause.message)?.[1];
     const lacked = reading !== undefined ? `the object holding "${reading}"` : `what the tool reads (${cause.message})`;
     super(
@@ -142,15 +143,9 @@ export class UnexpectedAnswerError extends Error {
   }
 }
 
-const PROVIDER_TITLES: Record<string, string> = {
-  outlook: 'Microsoft Graph',
-  github: 'GitHub',
-  vercel: 'Vercel',
-  sales: 'The sales-intelligence API',
-};
 
 function describeProviderFailure(e: ProviderErrorInit): string {
-  const who = PROVIDER_TITLES[e.connector] ?? e.connector;
+  const who = findProviderRecord(e.connector)?.apiTitle ?? e.connector;
   const what = `${e.method} ${e.path}`;
   if (e.status === 0) return `${who} could not be reached for ${what}: ${e.providerMessage ?? 'network error'}.`;
   const detail = [e.code, e.providerMessage].filter(Boolean).join(': ');

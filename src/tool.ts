@@ -9,6 +9,7 @@ import { createApi, readingAnswers, type Api, type ResponseCache } from './http/
 import type { RetryPolicy } from './http/retry.js';
 import type { SignInApi, TokenProvider } from './contracts/accounts.js';
 import type { ForwardPolicy, TriggerRuntime } from './contracts/triggers.js';
+import type { PersonAtProvider } from './contracts/team.js';
 import type { Drain } from './drain.js';
 import type { Redactor } from './redact.js';
 import type { ObjectSchema } from './schema.js';
@@ -169,6 +170,8 @@ export interface ConnectorSpec {
    * for besides (a Vercel team), checked here so that nothing unusable is stored.
    */
   identify(api: Api, wanted: IdentifyRequest): Promise<{ identity: string | null; scopes?: string[]; meta?: Record<string, string> }>;
+  /** Who signed in to a team server, asked with the token that sign-in granted (providers that sign people in). */
+  whoSignedIn?(api: Api): Promise<PersonAtProvider>;
 }
 
 export interface IdentifyRequest {

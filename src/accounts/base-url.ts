@@ -1,31 +1,25 @@
 import { InputError } from '../errors.js';
 import { checkBaseUrl, isLoopbackHost } from '../http/url-guard.js';
+import { providerRecord } from '../providers.js';
 import type { Provider } from '../store/types.js';
 
 /** An account's own API host: GitHub Enterprise Server, a Microsoft national cloud, or any host speaking the provider's API. */
 
-const EXAMPLES: Record<Provider, string> = {
-  github: 'https://ghe.example.com/api/v3',
-  outlook: 'https://graph.microsoft.us/v1.0',
-  vercel: 'https://api.vercel.com',
-  sales: 'https://api.lusha.com',
-};
-
 /** Where the API lives under a bare host, when a bare host is certainly wrong. */
-const ROOT_HINTS: Partial<Record<Provider, (host: string) => string | undefined>> = {
-  // GitHub Enterprise Server serves REST under /api/v3; github.com and GHE.com (api.<subdomain>.ghe.com) at the root of an api. host.
-  github: (host) => (host.startsWith('api.') ? undefined : `GitHub Enterprise Server serves its API under /api/v3: give https://${host}/api/v3`),
-  outlook: (host) => `Microsoft Graph's base URL ends in its version: give https://${host}/v1.0`,
-};
+function bareHostHint(provider: Provider, host: string): string | undefined {
+  const hint = providerRecord(provider).bareHostHint;
+  if (!hint || (hint.unlessHostStartsWith && host.startsWith(hint.unlessHostStartsWith))) return undefined;
+  return hint.text.replace('{host}', host);
+}
 
 /**
  * The `--base-url` of a new account (or the page's "API base URL"), checked and normalised.
  * `name` is how the person gave it, named in every error.
  */
 export function accountBaseUrl(provider: Provider, value: string, name = '--base-url', field = 'base-url'): string {
-  const url = checkBaseUrl(value, { name, field, example: EXAMPLES[provider] });
+  const url = checkBaseUrl(value, { name, field, example: providerRecord(provider).baseUrlExample });
   const { host, hostname, pathname } = new URL(url);
-  const hint = pathname === '/' && !isLoopbackHost(hostname) ? ROOT_HINTS[provider]?.(host) : undefined;
+  const hint = pathname === '/' && !isLoopbackHost(hostname) ? bareHostHint(provider, host) : undefined;
   if (hint) throw new InputError(`${name}: ${hint}.`, field);
   return url;
 }

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { examples, type CliKit } from '../cli-text.js';
 import { checkProvider, type Config } from '../config.js';
 import { InputError } from '../errors.js';
+import { providerRecord } from '../providers.js';
 import { PROVIDERS, type Provider } from '../store/types.js';
 
 /** `switchboard accounts ...`: connect, list, share and remove accounts. Their modules load only when a command runs. */
@@ -69,11 +70,12 @@ async function addAccountCommand(cli: CliKit, config: Config, provider: Provider
     const granted = account.groups.length ? ` with ${account.groups.join(', ')}` : '';
     return print(`Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''} as ${account.id}${granted}${account.isDefault ? ', the default' : ''}.`);
   }
-  const wantsKey = provider === 'sales';
+  const record = providerRecord(provider);
+  const wantsKey = record.credential === 'api_key';
   if (wantsKey ? !opts.apiKeyStdin : !opts.tokenStdin) {
     throw new InputError(
       `Pipe the ${wantsKey ? 'API key' : 'token'} on standard input: printf %s "$SECRET" | switchboard accounts add ${provider} ${wantsKey ? '--api-key-stdin' : '--token-stdin'}` +
-        (wantsKey ? '' : `, or sign in: switchboard accounts add ${provider} ${provider === 'vercel' ? '--browser' : '--device'}`),
+        (wantsKey ? '' : `, or sign in: switchboard accounts add ${provider} ${record.oauth?.paths.device ? '--device' : '--browser'}`),
     );
   }
   if (wantsKey ? opts.tokenStdin : opts.apiKeyStdin) throw new InputError(`${provider} takes ${wantsKey ? '--api-key-stdin' : '--token-stdin'}, not ${wantsKey ? '--token-stdin' : '--api-key-stdin'}.`);

@@ -2,7 +2,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { openCliStore } from '../cli-store.js';
 import type { Config } from '../config.js';
 import { CONNECTORS } from '../connectors/index.js';
-import { DEFAULT_OUTLOOK_GROUPS, isOutlookGroup, OUTLOOK_GROUPS } from '../connectors/outlook/common.js';
+import { type AccountOption, providerRecord } from '../providers.js';
 import { accountTeam } from '../connectors/vercel/teams.js';
 import { connectCommand, InputError } from '../errors.js';
 import { Redactor } from '../redact.js';
@@ -131,29 +131,35 @@ async function findToReconnect(store: Store, provider: Provider, label: string |
 function vercelTeam(provider: Provider, teamId: string | undefined): string | undefined {
   const team = teamId?.trim();
   if (!team) return undefined;
-  if (provider !== 'vercel') throw new InputError('--team applies to Vercel accounts only.', 'team');
+  if (!takes(provider, 'team')) throw new InputError('--team applies to Vercel accounts only.', 'team');
   return team;
+}
+
+function takes(provider: Provider, option: AccountOption): boolean {
+  return providerRecord(provider).accountOptions.includes(option);
 }
 
 /** Sales accounts speak the specification's API or Lusha's current v2 API. */
 function salesDialect(provider: Provider, dialect: string | undefined): Record<string, string> {
   if (dialect === undefined) return {};
-  if (provider !== 'sales') throw new InputError('--dialect applies to sales accounts only.', 'dialect');
+  if (!takes(provider, 'dialect')) throw new InputError('--dialect applies to sales accounts only.', 'dialect');
   if (dialect !== 'spec' && dialect !== 'v2') throw new InputError(`--dialect must be spec or v2, not "${dialect}".${didYouMean(dialect, ['spec', 'v2'])}`, 'dialect');
   return { dialect };
 }
 
 /** Outlook accounts record their permission groups; other providers have none. */
 export function accountGroups(provider: Provider, given: string[] | undefined): string[] {
-  if (provider !== 'outlook') {
+  const groups = providerRecord(provider).permissionGroups;
+  if (!groups) {
     if (given?.length) throw new InputError('--groups applies to Outlook accounts only.', 'groups');
     return [];
   }
-  if (!given?.length) return [...DEFAULT_OUTLOOK_GROUPS];
-  const unknown = given.filter((g) => !isOutlookGroup(g));
+  if (!given?.length) return [...groups.defaults];
+  const names = Object.keys(groups.scopes);
+  const unknown = given.filter((g) => !Object.hasOwn(groups.scopes, g));
   if (unknown.length) {
-    const near = unknown.length === 1 ? didYouMean(unknown[0]!, Object.keys(OUTLOOK_GROUPS)) : '';
-    throw new InputError(`--groups: unknown group(s) ${unknown.join(', ')}; choose from ${Object.keys(OUTLOOK_GROUPS).join(', ')}.${near}`, 'groups');
+    const near = unknown.length === 1 ? didYouMean(unknown[0]!, names) : '';
+    throw new InputError(`--groups: unknown group(s) ${unknown.join(', ')}; choose from ${names.join(', ')}.${near}`, 'groups');
   }
   return [...new Set(given)];
 }

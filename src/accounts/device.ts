@@ -50,7 +50,7 @@ export async function deviceSignIn(deps: SignInDeps, provider: Provider, o: Devi
         label: o.label,
         requested: scopes,
         now: now(),
-        tenant: p === 'outlook' ? deps.oauth.outlook.tenant : undefined,
+        tenant: deps.oauth[p].tenant,
       });
     } catch (error) {
       if (!(error instanceof OAuthGrantError)) throw error;

@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { OAUTH_PROVIDERS, type OAuthProvider, type OAuthSettings } from '../config.js';
-import { OUTLOOK_GROUPS, type OutlookGroup } from '../connectors/outlook/common.js';
+import { oauthRecord, PROVIDER_RECORDS, providerRecord } from '../providers.js';
 import { AccountError, InputError, ProviderError } from '../errors.js';
 import type { Redactor } from '../redact.js';
 import type { AccountSecret, Provider } from '../store/types.js';
@@ -23,20 +23,13 @@ export function requireOAuthProvider(provider: Provider): OAuthProvider {
   return provider;
 }
 
-export const DEVICE_PROVIDERS: readonly OAuthProvider[] = ['outlook', 'github'];
+export const DEVICE_PROVIDERS: readonly OAuthProvider[] = OAUTH_PROVIDERS.filter((p) => oauthRecord(p).paths.device);
 
-// Outlook: always User.Read (who signed in) and offline_access (a refresh token).
-const OUTLOOK_ALWAYS = ['offline_access', 'User.Read'];
-// GitHub OAuth app scopes the tools and triggers need (GitHub Apps ignore scopes and use the app's permissions).
-const GITHUB_SCOPES = ['repo', 'workflow', 'gist', 'project', 'read:org'];
-
-/** The scopes to request: Outlook's follow the permission groups. */
+/** The scopes to request: those of the permission groups chosen, then those every sign-in asks for. */
 export function requestedScopes(provider: OAuthProvider, groups: string[]): string[] {
-  if (provider === 'outlook') {
-    const scopes = groups.flatMap((g) => [...(OUTLOOK_GROUPS[g as OutlookGroup] ?? [])]);
-    return [...new Set([...scopes, ...OUTLOOK_ALWAYS])];
-  }
-  return provider === 'github' ? [...GITHUB_SCOPES] : [];
+  const byGroup = providerRecord(provider).permissionGroups?.scopes;
+  const scopes = byGroup ? groups.flatMap((g) => [...(Object.hasOwn(byGroup, g) ? byGroup[g]! : [])]) : [];
+  return [...new Set([...scopes, ...oauthRecord(provider).scopes])];
 }
 
 export interface OAuthEndpoints {
@@ -46,13 +39,16 @@ export interface OAuthEndpoints {
 }
 
 export function endpointsOf(provider: OAuthProvider, s: OAuthSettings): OAuthEndpoints {
-  if (provider === 'outlook') return { authorization: `${s.url}/authorize`, token: `${s.url}/token`, device: `${s.url}/devicecode` };
-  if (provider === 'github') return { authorization: `${s.url}/login/oauth/authorize`, token: `${s.url}/login/oauth/access_token`, device: `${s.url}/login/device/code` };
-  return { authorization: s.authorizeUrl, token: `${s.url}/access_token` };
+  const { paths } = oauthRecord(provider);
+  return {
+    authorization: paths.authorization ? `${s.url}${paths.authorization}` : s.authorizeUrl,
+    token: `${s.url}${paths.token}`,
+    ...(paths.device ? { device: `${s.url}${paths.device}` } : {}),
+  };
 }
 
-const ENV: Record<OAuthProvider, string> = { outlook: 'SWITCHBOARD_OUTLOOK', github: 'SWITCHBOARD_GITHUB', vercel: 'SWITCHBOARD_VERCEL' };
-const TITLE: Record<OAuthProvider, string> = { outlook: 'Microsoft', github: 'GitHub', vercel: 'Vercel' };
+const ENV = (provider: OAuthProvider) => PROVIDER_RECORDS[provider].envPrefix;
+const TITLE = (provider: OAuthProvider) => oauthRecord(provider).title;
 
 export interface GrantedTokens {
   accessToken: string;
@@ -76,9 +72,9 @@ export class OAuthServer {
   ) {
     if (!settings.clientId) {
       throw new InputError(
-        `Set ${ENV[provider]}_CLIENT_ID to your ${TITLE[provider]} app's client id to sign in (the README's "Registering the apps" shows how), ` +
+        `Set ${ENV(provider)}_CLIENT_ID to your ${TITLE(provider)} app's client id to sign in (the README's "Registering the apps" shows how), ` +
           `or connect with a token: switchboard accounts add ${provider} --token-stdin.`,
-        `${ENV[provider]}_CLIENT_ID`,
+        `${ENV(provider)}_CLIENT_ID`,
       );
     }
     redactor?.add(settings.clientSecret);
@@ -113,15 +109,12 @@ export class OAuthServer {
     url.searchParams.set('state', p.state);
     url.searchParams.set('code_challenge', p.codeChallenge);
     url.searchParams.set('code_challenge_method', 'S256');
-    if (this.provider === 'outlook') {
-      url.searchParams.set('response_mode', 'query');
-      url.searchParams.set('prompt', 'select_account');
-    }
+    for (const [name, value] of Object.entries(oauthRecord(this.provider).authorizeParams ?? {})) url.searchParams.set(name, value);
     return url.href;
   }
 
   async deviceAuthorization(scopes: string[], signal?: AbortSignal): Promise<oauth.DeviceAuthorizationResponse> {
-    if (!this.endpoints.device) throw new InputError(`${TITLE[this.provider]} has no device sign-in; use --browser.`, 'device');
+    if (!this.endpoints.device) throw new InputError(`${TITLE(this.provider)} has no device sign-in; use --browser.`, 'device');
     return this.call('device authorization', async () => {
       const res = await oauth.deviceAuthorizationRequest(this.as, this.client, oauth.None(), { scope: scopes.join(' ') }, this.options(signal));
       return oauth.processDeviceAuthorizationResponse(this.as, this.client, res);
@@ -147,7 +140,7 @@ export class OAuthServer {
 
   async refresh(refreshToken: string, scopes: string[], signal?: AbortSignal): Promise<GrantedTokens> {
     return this.call('refresh', async () => {
-      const options = { ...this.options(signal), ...(this.provider === 'outlook' && scopes.length ? { additionalParameters: { scope: scopes.join(' ') } } : {}) };
+      const options = { ...this.options(signal), ...(oauthRecord(this.provider).scopesOnRefresh && scopes.length ? { additionalParameters: { scope: scopes.join(' ') } } : {}) };
       const res = await oauth.refreshTokenGrantRequest(this.as, this.client, this.auth(), refreshToken, options);
       return grantedTokens(await oauth.processRefreshTokenResponse(this.as, this.client, res));
     });
@@ -165,7 +158,7 @@ export class OAuthServer {
     return {
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       [oauth.allowInsecureRequests]: loopback,
-      [oauth.customFetch]: this.provider === 'github' ? githubFetch : fetch,
+      [oauth.customFetch]: oauthRecord(this.provider).errorsWithStatus200 ? statusFromBody : fetch,
     };
   }
 
@@ -215,11 +208,11 @@ export class OAuthGrantError extends ProviderError {
     super({ connector: provider, status, method: 'POST', path, code: oauthError, providerMessage: said });
     const client = ['invalid_client', 'incorrect_client_credentials', 'unauthorized_client'].includes(oauthError);
     const hint = client
-      ? ` Check ${ENV[provider]}_CLIENT_ID${provider === 'outlook' ? '' : ` and ${ENV[provider]}_CLIENT_SECRET`} against your app registration.`
+      ? ` Check ${ENV(provider)}_CLIENT_ID${oauthRecord(provider).clientSecret ? ` and ${ENV(provider)}_CLIENT_SECRET` : ''} against your app registration.`
       : ['invalid_grant', 'bad_refresh_token', 'bad_verification_code'].includes(oauthError)
         ? ' Sign in again.'
         : '';
-    this.message = `${TITLE[provider]}'s authorization server refused the request (${oauthError}${said ? `: ${said}` : ''}).${hint}`;
+    this.message = `${TITLE(provider)}'s authorization server refused the request (${oauthError}${said ? `: ${said}` : ''}).${hint}`;
   }
 
   /** The refresh token (or the whole grant) is gone: only a new sign-in helps. */
@@ -253,8 +246,8 @@ export function secretFromTokens(tokens: GrantedTokens, now: number, previousRef
   };
 }
 
-// GitHub answers token-endpoint errors with 200 and the error in the body; make them the 400 OAuth 2 expects.
-async function githubFetch(url: string, init: RequestInit): Promise<Response> {
+// Some token endpoints (GitHub's) answer errors with 200 and the error in the body; make them the 400 OAuth 2 expects.
+async function statusFromBody(url: string, init: RequestInit): Promise<Response> {
   const res = await fetch(url, init);
   if (res.status !== 200 || !(res.headers.get('content-type') ?? '').includes('json')) return res;
   const body = (await res.clone().json().catch(() => undefined)) as { error?: unknown } | undefined;

@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import type { SignInApi } from '../contracts/accounts.js';
 import { InputError } from '../errors.js';
+import { oauthRecord, providerRecord } from '../providers.js';
 import { PERSONAL_OWNER } from '../store/index.js';
 import type { Account } from '../store/types.js';
 import { accountGroups, connectAccount, type ConnectDeps } from './commands.js';
@@ -57,7 +58,7 @@ export function createSignIn(deps: SignInDeps): SignInApi {
         label: started.label,
         requested: requestedScopes(p, started.groups),
         now: now(),
-        tenant: p === 'outlook' ? deps.oauth.outlook.tenant : undefined,
+        tenant: deps.oauth[p].tenant,
       });
     },
   };
@@ -71,15 +72,14 @@ export async function storeSignIn(
   o: { signIn: 'device' | 'browser'; groups?: string[]; label?: string; requested: string[]; now: number; tenant?: string },
 ): Promise<Account> {
   // A Vercel integration installed for a team names it; connectAccount checks it like --team.
-  const teamId = provider === 'vercel' && typeof tokens.extra.team_id === 'string' ? tokens.extra.team_id : undefined;
+  const teamId = providerRecord(provider).accountOptions.includes('team') && typeof tokens.extra.team_id === 'string' ? tokens.extra.team_id : undefined;
   return connectAccount(deps, {
     provider,
     secret: secretFromTokens(tokens, o.now),
     label: o.label,
     groups: o.groups,
     teamId,
-    // Outlook lists what it granted without offline_access; keep what was asked for so a refresh asks the same.
-    scopes: provider === 'outlook' ? o.requested : tokens.scopes?.length ? tokens.scopes : o.requested,
+    scopes: oauthRecord(provider).keepRequestedScopes ? o.requested : tokens.scopes?.length ? tokens.scopes : o.requested,
     meta: { signIn: o.signIn, ...(o.tenant ? { tenant: o.tenant } : {}) },
     reconnect: true,
   });

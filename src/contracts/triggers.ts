@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Api } from '../http/client.js';
 import type { ObjectSchema } from '../schema.js';
 import type { Account, NewEvent, Provider, Store, Trigger, TriggerEvent, TriggerSecrets } from '../store/types.js';
@@ -115,8 +116,18 @@ export interface SetupResult {
   settle?: () => Promise<void>;
 }
 
-export interface WebhookSource {
-  provider: 'github' | 'vercel';
+/** How a provider's webhook deliveries are taken in: what their URL names, how they are signed, what identifies them. */
+export interface WebhookIntake {
+  provider: Provider;
+  /** A delivery's URL names the hook its triggers share (GitHub) or its one trigger (Vercel). */
+  addressedTo: 'hook' | 'trigger';
+  /** Whether the raw bytes are signed with one of the secrets, checked in constant time before anything is parsed. */
+  verify(raw: Buffer, headers: IncomingHttpHeaders, secrets: readonly string[]): boolean;
+  /** The verified delivery, with the provider's delivery id; 'ping' for a check that carries no event; why it is malformed. */
+  delivery(raw: Buffer, headers: IncomingHttpHeaders): WebhookDelivery | 'ping' | { malformed: string };
+}
+
+export interface WebhookSource extends WebhookIntake {
   /** This trigger's events in one delivery; none when it does not match. */
   match(delivery: WebhookDelivery, config: Record<string, unknown>): NewEvent[];
 }

@@ -18,6 +18,7 @@ import { AccountError, InputError, ShutdownError } from '../errors.js';
 import { mayWrite, READ_SCOPE } from '../team/scopes.js';
 import { ownEvents, type Provider, type TriggerEvent } from '../store/types.js';
 import type { Logger } from '../log.js';
+import { findProviderRecord } from '../providers.js';
 import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
 import type { CallContext, Tool, ToolDeps } from '../tool.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
@@ -67,7 +68,7 @@ function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities 
 async function signInRequest(server: Server, deps: ServerDeps, ctx: ServerContext, error: unknown): Promise<InputRequiredResult | undefined> {
   const target = error instanceof AccountError ? error.reconnect : undefined;
   const base = deps.signInBase?.();
-  if (!target || !base || !deps.signIn || target.provider === 'sales') return undefined;
+  if (!target || !base || !deps.signIn || !findProviderRecord(target.provider)?.oauth) return undefined;
   if (!capabilitiesOf(server, ctx)?.elicitation?.url) return undefined;
   const provider = target.provider as Provider;
   const { url } = await deps.signIn.beginSignIn(provider, { redirectUri: `${base}/oauth/callback/${provider}`, label: target.label, owner: deps.owner });

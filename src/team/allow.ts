@@ -1,17 +1,11 @@
-import type { TeamRule } from '../contracts/team.js';
+import type { PersonAtProvider, TeamRule } from '../contracts/team.js';
 import type { TeamIdentityProvider } from '../store/types.js';
 
 export type { TeamRule } from '../contracts/team.js';
 
 /** What an identity provider vouches for about the person signing in. */
-export interface SignedInIdentity {
+export interface SignedInIdentity extends PersonAtProvider {
   provider: TeamIdentityProvider;
-  subject: string;
-  login: string;
-  /** Verified addresses, lower-case; the first is the one shown. */
-  emails: string[];
-  /** Whether the person is an active member of a GitHub organization (GitHub sign-ins only). */
-  memberOf?(org: string): Promise<boolean>;
 }
 
 /** Whether any rule admits the person. */
@@ -19,7 +13,7 @@ export async function admits(rules: readonly TeamRule[], who: SignedInIdentity):
   for (const rule of rules) {
     if (rule.kind === 'address' && who.emails.includes(rule.address)) return true;
     if (rule.kind === 'domain' && who.emails.some((e) => e.endsWith(`@${rule.domain}`))) return true;
-    if (rule.kind === 'github-org' && who.provider === 'github' && (await who.memberOf?.(rule.org))) return true;
+    if (rule.kind === 'github-org' && (await who.memberOf?.(rule.org))) return true;
   }
   return false;
 }

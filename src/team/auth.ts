@@ -4,7 +4,8 @@ import { InputError } from '../errors.js';
 import type { Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../redact.js';
-import type { Provider, SignInProvider, Store } from '../store/types.js';
+import { registeredApps } from '../providers.js';
+import { SIGN_IN_PROVIDERS, type Provider, type SignInProvider, type Store } from '../store/types.js';
 import type { TeamRule } from './allow.js';
 import { discoverIssuer, externalVerifier, scopeNames } from './external.js';
 import { issuerSignInRoutes } from './issuer-sign-in.js';
@@ -124,10 +125,8 @@ function personalTokens(o: TeamAuthOptions, resource: string) {
 
 /** The identity providers whose app registration is configured; refuses team mode when there is none. */
 function signInProviders(oauth: Record<OAuthProvider, OAuthSettings>): SignInProvider[] {
-  const providers: SignInProvider[] = [];
   // GitHub's web sign-in exchanges its code with the app's client secret.
-  if (oauth.github.clientId && oauth.github.clientSecret) providers.push('github');
-  if (oauth.outlook.clientId) providers.push('outlook');
+  const providers = registeredApps(SIGN_IN_PROVIDERS, oauth);
   if (providers.length === 0) {
     throw new InputError(
       'Team mode signs people in with GitHub or Microsoft: set SWITCHBOARD_GITHUB_CLIENT_ID and SWITCHBOARD_GITHUB_CLIENT_SECRET, ' +

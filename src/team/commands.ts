@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
+import { oauthRecord } from '../providers.js';
 import { openStore } from '../store/index.js';
 import type { Store, TeamUser } from '../store/types.js';
 
@@ -52,8 +53,8 @@ export async function removeUser(config: Config, ref: string): Promise<{ user: T
 
 export function formatUsers(users: TeamUser[]): string {
   if (users.length === 0) return 'No one has signed in yet (serve --http --team lets people sign in). The sandbox keeps its own people: switchboard users list --sandbox.';
-  const provider = { github: 'GitHub', outlook: 'Microsoft', oidc: 'OpenID Connect' } as const;
-  const rows = users.map((u) => [u.login, u.email ?? '-', provider[u.provider], u.role, u.disabled ? 'disabled' : 'active', u.lastSeenAt?.slice(0, 16).replace('T', ' ') ?? '-', u.id]);
+  const provider = (u: TeamUser) => (u.provider === 'oidc' ? 'OpenID Connect' : oauthRecord(u.provider).title);
+  const rows = users.map((u) => [u.login, u.email ?? '-', provider(u), u.role, u.disabled ? 'disabled' : 'active', u.lastSeenAt?.slice(0, 16).replace('T', ' ') ?? '-', u.id]);
   return formatTable(['LOGIN', 'EMAIL', 'SIGNS IN WITH', 'ROLE', 'STATUS', 'LAST SEEN (UTC)', 'ID'], rows);
 }
 

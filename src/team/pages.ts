@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { html, type SafeHtml } from '../web/html.js';
+import { oauthRecord } from '../providers.js';
 import type { SignInProvider } from '../store/types.js';
 
 /** The sign-in pages of a team server: plain forms and links, no script. */
@@ -9,7 +10,6 @@ export interface Page {
   body: string;
 }
 
-const TITLES: Record<SignInProvider, string> = { github: 'GitHub', outlook: 'Microsoft' };
 
 function layout(title: string, body: SafeHtml): string {
   return html`<!doctype html>
@@ -41,7 +41,7 @@ export function signInPage(v: ConsentView): Page {
       html`<h1>Sign in to Switchboard</h1>
 <p><strong>${v.clientName}</strong> asks to ${access}.</p>
 <p class="note">Client <code>${v.clientId}</code>; after you sign in you return to <code>${v.redirectHost}</code>.</p>
-${v.providers.map((p) => html`<a class="button" href="${`/auth/interaction/${v.uid}/${p}`}">Continue with ${TITLES[p]}</a>`)}
+${v.providers.map((p) => html`<a class="button" href="${`/auth/interaction/${v.uid}/${p}`}">Continue with ${oauthRecord(p).title}</a>`)}
 <p class="note">Signing in allows this. If you did not start it, close this page.</p>`,
     ),
   };

@@ -7,6 +7,7 @@ import type { OAuthProvider, OAuthSettings } from '../config.js';
 import { PAGE_SIGN_IN_PATH } from '../contracts/team.js';
 import type { Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
+import { oauthRecord, providerRecord } from '../providers.js';
 import type { Redactor } from '../redact.js';
 import type { Provider as ApiProvider, SignInProvider, Store } from '../store/types.js';
 import { admits, needsOrgs, type TeamRule } from './allow.js';
@@ -51,7 +52,7 @@ interface Pending {
   verifier: string;
 }
 
-const TITLES: Record<SignInProvider, string> = { github: 'GitHub', outlook: 'Microsoft' };
+const title = (p: SignInProvider) => oauthRecord(p).title;
 
 const callbackPath = (p: SignInProvider) => `/oauth/callback/${p}/sign-in`;
 export function signInRoutes(o: SignInOptions): Route[] {
@@ -89,13 +90,14 @@ export function signInRoutes(o: SignInOptions): Route[] {
 
   async function goUpstream(res: ServerResponse, chosen: string, uid: string | undefined): Promise<void> {
     const p = o.providers.find((name) => name === chosen);
-    if (!p) return sendPage(res, errorPage('Unknown sign-in', `Sign in with ${o.providers.map((n) => TITLES[n]).join(' or ')}.`, 404));
+    if (!p) return sendPage(res, errorPage('Unknown sign-in', `Sign in with ${o.providers.map(title).join(' or ')}.`, 404));
     const server = new OAuthServer(p, o.oauth[p], o.redactor);
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const pending: Pending = { uid, provider: p, verifier };
     const cookie = await pendings.start(state, pending);
-    const scopes = p === 'github' ? ['read:user', 'user:email', ...(needsOrgs([...o.allow, ...o.admins]) ? ['read:org'] : [])] : ['User.Read'];
+    const { scopes: who, organizationScope } = providerRecord(p).teamSignIn ?? { scopes: [] };
+    const scopes = [...who, ...(organizationScope && needsOrgs([...o.allow, ...o.admins]) ? [organizationScope] : [])];
     const location = server.authorizationUrl({ redirectUri: redirectUri(p), scopes, state, codeChallenge: await oauth.calculatePKCECodeChallenge(verifier) });
     res.writeHead(303, { location, 'cache-control': 'no-store', 'set-cookie': cookie }).end();
   }
@@ -120,7 +122,7 @@ export function signInRoutes(o: SignInOptions): Route[] {
       res.writeHead(303, { location: found.returnTo, 'cache-control': 'no-store', ...clearCookie }).end();
     };
     const refused = url.searchParams.get('error');
-    if (refused || !url.searchParams.get('code')) return finish({ error: 'access_denied', error_description: `The ${TITLES[p]} sign-in did not finish (${refused ?? 'no code'}).` });
+    if (refused || !url.searchParams.get('code')) return finish({ error: 'access_denied', error_description: `The ${title(p)} sign-in did not finish (${refused ?? 'no code'}).` });
 
     const server = new OAuthServer(p, o.oauth[p], o.redactor);
     const tokens = await server.exchangeCode({ code: url.searchParams.get('code')!, state, redirectUri: redirectUri(p), codeVerifier: pending.verifier });

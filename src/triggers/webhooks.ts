@@ -1,13 +1,12 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
-import { header, type Route } from '../http/incoming.js';
+import type { Route } from '../http/incoming.js';
 import type { CommitInput, Store, Trigger, TriggerEvent } from '../store/types.js';
 import type { EventLog } from './event-log.js';
 import { BodyBudget, refuseUnread } from './body-budget.js';
 import { GroupCommit } from './group-commit.js';
 import { outlookNotificationRoutes } from './outlook-notifications.js';
-import type { TriggerKind, WebhookDelivery } from '../contracts/triggers.js';
+import type { TriggerKind, WebhookDelivery, WebhookIntake } from '../contracts/triggers.js';
 
 /** GitHub sends at most 25 MB; anything larger is not a delivery. */
 const MAX_DELIVERY_BYTES = 26 * 1024 * 1024;
@@ -29,14 +28,6 @@ type Commit = (triggerId: string, input: CommitInput) => Promise<TriggerEvent[]>
 type HookIntake = Awaited<ReturnType<Store['hooks']['intake']>>;
 type Intake = WebhookDeps & { read: ReadDelivery; commit: Commit; hook: (id: string) => Promise<HookIntake> };
 
-/** Compares an HMAC signature header with the one computed over the raw body, in constant time. */
-export function signatureMatches(algorithm: 'sha256' | 'sha1', secret: string, raw: Buffer, given: string | undefined, prefix: string): boolean {
-  if (!given || !given.startsWith(prefix)) return false;
-  const expected = Buffer.from(prefix + createHmac(algorithm, secret).update(raw).digest('hex'));
-  const actual = Buffer.from(given);
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
-}
-
 /**
  * Provider webhooks: the signature is checked on the raw bytes before anything is parsed, every
  * matching trigger's events are committed, and only then does the provider get its 2xx. Graph change notifications
@@ -54,8 +45,9 @@ export function webhookRoutes(deps: WebhookDeps): Route[] {
     commit: group ? (id, input) => group.commit(id, input) : (id, input) => deps.store.triggers.commit(id, input),
   };
   return [
-    { method: 'POST', path: '/webhooks/github/', public: true, handle: (req, res, url) => github(intake, req, res, url) },
-    { method: 'POST', path: '/webhooks/vercel/', public: true, handle: (req, res, url) => vercel(intake, req, res, url) },
+    ...webhookIntakes(deps.kinds).map(
+      (source): Route => ({ method: 'POST', path: `/webhooks/${source.provider}/`, public: true, handle: (req, res, url) => take(intake, source, req, res, url) }),
+    ),
     ...outlookNotificationRoutes({ ...deps, read, requestPoll: deps.requestPoll ?? ((id) => deps.store.work.pollSoon(id)) }),
   ];
 }
@@ -79,45 +71,57 @@ function readTogether<T>(read: (key: string) => Promise<T>): (key: string) => Pr
   };
 }
 
-async function github(deps: Intake, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-  const hookId = url.pathname.slice('/webhooks/github/'.length);
-  const hook = /^hk_[0-9a-f]+$/.test(hookId) ? await deps.hook(hookId) : undefined;
-  if (!hook) return refuseUnread(res, 404, { error: 'unknown hook' });
-  const raw = await deps.read(req, res);
-  if (!raw) return;
-  if (!signatureMatches('sha256', hook.secret, raw, header(req, 'x-hub-signature-256'), 'sha256=')) {
-    deps.logger.warn('github delivery refused: bad signature', { hook: hookId });
-    return reply(res, 401, { error: 'signature mismatch' });
-  }
-  const event = header(req, 'x-github-event') ?? '';
-  if (event === 'ping') return reply(res, 200, { ok: true });
-  const id = header(req, 'x-github-delivery');
-  const payload = parse(raw);
-  if (!id || !event || !payload) return reply(res, 400, { error: 'missing X-GitHub-Delivery or X-GitHub-Event, or a body that is not JSON' });
-  await deliver(deps, res, hook.triggers, 'github', { id, event, payload });
+/** One intake per provider that has webhook kinds, in the order its kinds are listed. */
+function webhookIntakes(kinds: Map<string, TriggerKind>): WebhookIntake[] {
+  const byProvider = new Map<string, WebhookIntake>();
+  for (const { webhook } of kinds.values()) if (webhook && !byProvider.has(webhook.provider)) byProvider.set(webhook.provider, webhook);
+  return [...byProvider.values()];
 }
 
-async function vercel(deps: Intake, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-  const triggerId = url.pathname.slice('/webhooks/vercel/'.length);
-  const trigger = /^trg_[0-9a-f]+$/.test(triggerId) ? await deps.store.triggers.get(triggerId) : undefined;
-  if (!trigger || deps.kinds.get(trigger.kind)?.webhook?.provider !== 'vercel') return refuseUnread(res, 404, { error: 'unknown trigger' });
+const ADDRESS: Record<WebhookIntake['addressedTo'], RegExp> = { hook: /^hk_[0-9a-f]+$/, trigger: /^trg_[0-9a-f]+$/ };
+
+interface Addressee {
+  triggers: Trigger[];
+  /** The secrets a delivery may be signed with, read once its body is in. */
+  secrets(): Promise<string[]>;
+}
+
+async function take(deps: Intake, source: WebhookIntake, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const id = url.pathname.slice(`/webhooks/${source.provider}/`.length);
+  const addressee = ADDRESS[source.addressedTo].test(id) ? await addresseeOf(deps, source, id) : undefined;
+  if (!addressee) return refuseUnread(res, 404, { error: `unknown ${source.addressedTo}` });
   const raw = await deps.read(req, res);
   if (!raw) return;
-  const secrets = await deps.store.triggers.secrets(trigger.id);
-  // A replaced secret stays valid for its overlap, so deliveries signed before the provider switched still count.
-  const previous = secrets.previousWebhook && Date.parse(secrets.previousWebhookUntil ?? '') > Date.now() ? secrets.previousWebhook : undefined;
-  const valid = [secrets.webhook, previous].filter((s): s is string => !!s);
-  if (!valid.some((secret) => signatureMatches('sha1', secret, raw, header(req, 'x-vercel-signature'), ''))) {
-    deps.logger.warn('vercel delivery refused: bad signature', { trigger: trigger.id });
+  if (!source.verify(raw, req.headers, await addressee.secrets())) {
+    deps.logger.warn(`${source.provider} delivery refused: bad signature`, { [source.addressedTo]: id });
     return reply(res, 401, { error: 'signature mismatch' });
   }
-  const payload = parse(raw);
-  if (!payload || typeof payload.id !== 'string' || typeof payload.type !== 'string') return reply(res, 400, { error: 'expected a JSON body with id and type' });
-  await deliver(deps, res, [trigger], 'vercel', { id: payload.id, event: payload.type, payload });
+  const delivery = source.delivery(raw, req.headers);
+  if (delivery === 'ping') return reply(res, 200, { ok: true });
+  if ('malformed' in delivery) return reply(res, 400, { error: delivery.malformed });
+  await deliver(deps, res, addressee.triggers, source.provider, delivery);
+}
+
+async function addresseeOf(deps: Intake, source: WebhookIntake, id: string): Promise<Addressee | undefined> {
+  if (source.addressedTo === 'hook') {
+    const hook = await deps.hook(id);
+    return hook ? { triggers: hook.triggers, secrets: async () => [hook.secret] } : undefined;
+  }
+  const trigger = await deps.store.triggers.get(id);
+  if (!trigger || deps.kinds.get(trigger.kind)?.webhook?.provider !== source.provider) return undefined;
+  return {
+    triggers: [trigger],
+    async secrets() {
+      const secrets = await deps.store.triggers.secrets(trigger.id);
+      // A replaced secret stays valid for its overlap, so deliveries signed before the provider switched still count.
+      const previous = secrets.previousWebhook && Date.parse(secrets.previousWebhookUntil ?? '') > Date.now() ? secrets.previousWebhook : undefined;
+      return [secrets.webhook, previous].filter((s): s is string => !!s);
+    },
+  };
 }
 
 /** Commits every matching trigger's events, then answers: 200 once all are stored, 503 (send it again) when any is not. */
-async function deliver(deps: Intake, res: ServerResponse, triggers: Trigger[], provider: 'github' | 'vercel', delivery: WebhookDelivery): Promise<void> {
+async function deliver(deps: Intake, res: ServerResponse, triggers: Trigger[], provider: string, delivery: WebhookDelivery): Promise<void> {
   const commits: Array<Promise<TriggerEvent[]>> = [];
   for (const trigger of triggers) {
     const source = deps.kinds.get(trigger.kind)?.webhook;
@@ -135,15 +139,6 @@ async function deliver(deps: Intake, res: ServerResponse, triggers: Trigger[], p
   // What was stored stays stored: the redelivery is deduplicated against it.
   deps.logger.error('delivery not stored', { provider, delivery: delivery.id, message: String((failed.reason as Error)?.message ?? failed.reason) });
   reply(res, 503, { error: 'The delivery could not be stored; send it again.' });
-}
-
-function parse(raw: Buffer): Record<string, any> | undefined {
-  try {
-    const value = JSON.parse(raw.toString('utf8'));
-    return value && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

@@ -2,7 +2,8 @@ import { PROVIDERS, type Account, type Provider } from '../store/types.js';
 import { FormView, type FormProblem } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, layout, noticeBox } from './layout.js';
-import { accountName, PROVIDER_INFO } from './providers.js';
+import { providerRecord } from '../providers.js';
+import { accountName } from './providers.js';
 import type { Notice } from './session.js';
 import { timeTag } from './time.js';
 
@@ -27,7 +28,7 @@ ${PROVIDERS.map((p) => providerAccounts(p, m))}
 
 function providerAccounts(provider: Provider, m: Model): SafeHtml {
   const accounts = m.accounts.filter((a) => a.provider === provider);
-  const info = PROVIDER_INFO[provider];
+  const info = providerRecord(provider);
   const count = accounts.length === 1 ? '1 account' : `${accounts.length} accounts`;
   return html`<h3 id="accounts-${provider}">${info.title} <span class="muted small">${count}</span></h3>
 ${
@@ -41,7 +42,7 @@ function accountRow(a: Account, m: Model): SafeHtml {
   const name = accountName(a);
   const reconnect =
     a.status === 'needs_reconnect'
-      ? html`<p class="small">${PROVIDER_INFO[a.provider].oauth && !m.signInUnavailable ? 'Sign in again under Add an integration, then remove this one.' : 'Remove it and add a new credential.'}</p>`
+      ? html`<p class="small">${providerRecord(a.provider).oauth && !m.signInUnavailable ? 'Sign in again under Add an integration, then remove this one.' : 'Remove it and add a new credential.'}</p>`
       : '';
   return html`<li class="split" data-account="${a.id}" data-label="${a.label}">
 <div>
@@ -50,7 +51,7 @@ function accountRow(a: Account, m: Model): SafeHtml {
 <div><dt>Identity</dt><dd>${a.identity ?? html`<span class="muted">unknown</span>`}</dd></div>
 ${team(a)}
 ${a.baseUrl ? html`<div><dt>API base URL</dt><dd class="base-url"><code>${a.baseUrl}</code></dd></div>` : ''}
-${a.provider === 'outlook' ? html`<div><dt>Permission groups</dt><dd>${a.groups.length ? a.groups.map((g) => html`<span class="badge">${g}</span> `) : html`<span class="muted">none</span>`}</dd></div>` : ''}
+${providerRecord(a.provider).permissionGroups ? html`<div><dt>Permission groups</dt><dd>${a.groups.length ? a.groups.map((g) => html`<span class="badge">${g}</span> `) : html`<span class="muted">none</span>`}</dd></div>` : ''}
 <div><dt>Last used</dt><dd class="last-used">${a.lastUsedAt ? timeTag(a.lastUsedAt, m.now) : html`<span class="muted">never</span>`}</dd></div>
 <div><dt>Added</dt><dd>${timeTag(a.createdAt, m.now)}</dd></div>
 </dl>
@@ -79,7 +80,7 @@ ${
 
 /** Vercel: the team the account acts for (name and slug once verified; the id alone otherwise). */
 function team(a: Account): SafeHtml | '' {
-  if (a.provider !== 'vercel') return '';
+  if (!providerRecord(a.provider).accountOptions.includes('team')) return '';
   const { teamName, teamSlug, teamId } = a.meta;
   const named = teamName ?? teamSlug;
   const shown = named
@@ -96,7 +97,7 @@ export function confirmRemovePage(nonce: string, csrf: string, account: Account,
     nonce,
     script: false,
     body: html`<section class="panel" id="confirm" aria-labelledby="confirm-title">
-<h2 id="confirm-title">Remove the ${PROVIDER_INFO[account.provider].title} account “${account.label}”?</h2>
+<h2 id="confirm-title">Remove the ${providerRecord(account.provider).title} account “${account.label}”?</h2>
 <p>${account.identity ? html`Identity: <strong>${account.identity}</strong>. ` : ''}Its stored credential is deleted${
       triggerCount ? html`, and its <strong>${triggerCount}</strong> trigger${triggerCount === 1 ? '' : 's'} stop and are deleted` : ''
     }. Agents can no longer use it.</p>

@@ -4,6 +4,7 @@ import { checkProvider } from '../config.js';
 import type { Config } from '../config.js';
 import { AccountError, errorMessage, InputError, ProviderError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { findProviderRecord, providerRecord } from '../providers.js';
 import type { CallContext, ToolDeps } from '../tool.js';
 import { sendTestEvent } from '../triggers/test-event.js';
 import { triggersCreate, triggersDelete } from '../triggers/tools.js';
@@ -31,6 +32,11 @@ function aboutField(text: string, path: string | undefined): string {
 }
 
 /** A new credential the provider will not take: what it said, and what to do (not the stored-account advice of the tools). */
+/** What a provider named in a form takes: an API key or a token. */
+function credentialName(provider: string): string {
+  return findProviderRecord(provider)?.credential === 'api_key' ? 'API key' : 'token';
+}
+
 function refusedText(error: ProviderError, what: string): string {
   const said = error.providerMessage ? ` (${error.providerMessage.replace(/\.$/, '')})` : '';
   return `The provider refused this ${what}: ${error.status}${said}. Check that you copied all of it, for the right account, and paste it again.`;
@@ -74,7 +80,8 @@ export async function addCredential(w: WebDeps, form: Form): Promise<Outcome> {
   const secret = field(form, 'secret');
   try {
     const provider = checkProvider(field(form, 'provider'));
-    const isKey = provider === 'sales';
+    const record = providerRecord(provider);
+    const isKey = record.credential === 'api_key';
     if (!secret) throw new InputError(`Paste the ${isKey ? 'API key' : 'token'}.`, 'secret');
     if (/\s/.test(secret)) throw new InputError(`The ${isKey ? 'API key' : 'token'} contains white space; paste exactly one.`, 'secret');
     const groups = form.get('groups')?.map((g) => g.trim()).filter(Boolean);
@@ -84,9 +91,9 @@ export async function addCredential(w: WebDeps, form: Form): Promise<Outcome> {
     const account = await connectAccount({ store, baseUrls, dispatcher, redactor }, {
       provider,
       label: field(form, 'label') || undefined,
-      teamId: provider === 'vercel' ? field(form, 'team') || undefined : undefined,
-      groups: provider === 'outlook' ? groups : undefined,
-      dialect: provider === 'sales' ? field(form, 'dialect') || undefined : undefined,
+      teamId: record.accountOptions.includes('team') ? field(form, 'team') || undefined : undefined,
+      groups: record.accountOptions.includes('groups') ? groups : undefined,
+      dialect: record.accountOptions.includes('dialect') ? field(form, 'dialect') || undefined : undefined,
       baseUrl,
       secret: isKey ? { kind: 'api_key', apiKey: secret } : { kind: 'token', token: secret },
     });
@@ -97,7 +104,7 @@ export async function addCredential(w: WebDeps, form: Form): Promise<Outcome> {
   } catch (error) {
     // A provider that refuses the credential is the credential's fault: the message goes next to it.
     if (error instanceof ProviderError && (error.status === 401 || error.status === 403)) {
-      return { error: scrub(refusedText(error, field(form, 'provider') === 'sales' ? 'API key' : 'token'), w, secret), field: 'secret' };
+      return { error: scrub(refusedText(error, credentialName(field(form, 'provider'))), w, secret), field: 'secret' };
     }
     return failed('Not added: ', error, w, fieldOf(error, ['secret', 'label', 'dialect', 'team', 'groups', 'base_url']), secret);
   }

@@ -1,9 +1,8 @@
-import { DEFAULT_OUTLOOK_GROUPS, OUTLOOK_GROUPS } from '../connectors/outlook/common.js';
 import { PROVIDERS, type Provider } from '../store/types.js';
 import { FormView, type FormProblem } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField } from './layout.js';
-import { PROVIDER_INFO } from './providers.js';
+import { providerRecord } from '../providers.js';
 
 interface Model {
   csrf: string;
@@ -20,11 +19,13 @@ ${m.signInUnavailable ? html`<p class="muted" id="signin-note">${m.signInUnavail
 </section>`;
 }
 
-/** Outlook's permission groups as checkboxes; `purpose` tells the sign-in set from the token set apart. */
-function groupBoxes(v: FormView, purpose: string): SafeHtml {
-  return html`<fieldset><legend>Permission groups</legend>${Object.keys(OUTLOOK_GROUPS).map(
+/** A provider's permission groups (Outlook's) as checkboxes; `purpose` tells the sign-in set from the token set apart. */
+function groupBoxes(provider: Provider, v: FormView, purpose: string): SafeHtml | '' {
+  const groups = providerRecord(provider).permissionGroups;
+  if (!groups) return '';
+  return html`<fieldset><legend>Permission groups</legend>${Object.keys(groups.scopes).map(
     (g) =>
-      html`<label class="check"><input type="checkbox" name="groups" value="${g}" ${v.chosen('groups', g, (DEFAULT_OUTLOOK_GROUPS as string[]).includes(g)) ? 'checked' : ''}${v.aria('groups')}> ${g}<span class="vh"> (${purpose})</span></label>`,
+      html`<label class="check"><input type="checkbox" name="groups" value="${g}" ${v.chosen('groups', g, groups.defaults.includes(g)) ? 'checked' : ''}${v.aria('groups')}> ${g}<span class="vh"> (${purpose})</span></label>`,
   )}</fieldset>${v.error('groups')}`;
 }
 
@@ -34,12 +35,6 @@ function labelField(v: FormView, title: string, purpose: string): SafeHtml {
 <span class="hint" id="${v.id}-label-hint">How agents name it, e.g. work or personal.</span>${v.error('label')}</div>`;
 }
 
-/** Providers whose accounts may live on another host: GitHub Enterprise Server, Microsoft's national clouds. */
-const BASE_URL_HINTS: Partial<Record<Provider, string>> = {
-  github: 'GitHub Enterprise Server: https://HOST/api/v3. Leave empty for github.com.',
-  outlook: 'A national cloud, e.g. https://graph.microsoft.us/v1.0. Leave empty for graph.microsoft.com.',
-};
-
 function baseUrlField(v: FormView, title: string, hint: string): SafeHtml {
   return html`<div class="field"><label for="${v.id}-base-url">API base URL<span class="vh"> for ${title}</span> (optional)</label>
 <input type="url" id="${v.id}-base-url" name="base_url" maxlength="300" spellcheck="false" autocomplete="off" value="${v.value('base_url')}"${v.aria('base_url', `${v.id}-base-url-hint`)}>
@@ -47,7 +42,7 @@ function baseUrlField(v: FormView, title: string, hint: string): SafeHtml {
 }
 
 function providerCard(provider: Provider, m: Model): SafeHtml {
-  const info = PROVIDER_INFO[provider];
+  const info = providerRecord(provider);
   const signin = new FormView(`signin-${provider}`, m.problem, ['label', 'groups']);
   const add = new FormView(`add-${provider}`, m.problem, ['secret', 'label', 'dialect', 'team', 'groups', 'base_url']);
   const key = info.credential === 'api_key';
@@ -55,7 +50,7 @@ function providerCard(provider: Provider, m: Model): SafeHtml {
   const signIn = info.oauth
     ? html`<form method="post" action="/signin/${provider}" target="switchboard-signin" data-popup id="${signin.id}">
 ${csrfField(m.csrf)}
-${provider === 'outlook' ? groupBoxes(signin, 'sign-in') : ''}
+${groupBoxes(provider, signin, 'sign-in')}
 ${labelField(signin, info.title, 'sign-in')}
 <button type="submit" ${m.signInUnavailable ? 'disabled' : ''}>Sign in with ${info.title}</button>
 </form>
@@ -76,7 +71,7 @@ ${add.error('secret')}
 <span class="hint" id="${add.id}-secret-hint">${info.tokenHelp}</span></div>
 ${labelField(add, info.title, what)}
 ${
-  provider === 'sales'
+  info.accountOptions.includes('dialect')
     ? html`<div class="field"><label for="${add.id}-dialect">API dialect</label><select id="${add.id}-dialect" name="dialect"${add.aria('dialect')}>
 ${[
   ['', 'automatic: v2 at api.lusha.com, else spec'],
@@ -87,14 +82,14 @@ ${[
     : ''
 }
 ${
-  provider === 'vercel'
+  info.accountOptions.includes('team')
     ? html`<div class="field"><label for="${add.id}-team">Team id (optional)</label>
 <input type="text" id="${add.id}-team" name="team" maxlength="100" value="${add.value('team')}"${add.aria('team', `${add.id}-team-hint`)}>
 <span class="hint" id="${add.id}-team-hint">For a token that acts for a team: its id (team_…). Leave empty for your personal account.</span>${add.error('team')}</div>`
     : ''
 }
-${provider === 'outlook' ? groupBoxes(add, 'token') : ''}
-${BASE_URL_HINTS[provider] ? baseUrlField(add, info.title, BASE_URL_HINTS[provider]) : ''}
+${groupBoxes(provider, add, 'token')}
+${info.baseUrlHint ? baseUrlField(add, info.title, info.baseUrlHint) : ''}
 <button type="submit">Add ${what}<span class="vh"> for ${info.title}</span></button>
 </form>
 </details>

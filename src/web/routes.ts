@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../http/incoming.js';
 import { forOwner } from '../owner.js';
 import { PERSONAL_OWNER } from '../store/index.js';
-import { PROVIDERS } from '../store/types.js';
+import { oauthRecord, registeredApps } from '../providers.js';
+import { PROVIDERS, SIGN_IN_PROVIDERS } from '../store/types.js';
 import { PAGE_SIGN_IN_PATH, PAGE_TICKET_PATH } from '../contracts/team.js';
 import { clearPageTicketCookie, redeemPageTicket } from './page-ticket.js';
 import { triggersList } from '../triggers/tools.js';
@@ -277,10 +278,7 @@ function mcpEndpoint(w: WebDeps, req: IncomingMessage): McpEndpoint {
 function teamProviders(w: WebDeps): Array<{ path: string; title: string }> {
   const external = w.config.team?.external;
   if (external) return external.clientId ? [{ path: `${PAGE_SIGN_IN_PATH}oidc`, title: new URL(external.issuer).host }] : [];
-  const offered: Array<{ path: string; title: string }> = [];
-  if (w.config.oauth.github.clientId && w.config.oauth.github.clientSecret) offered.push({ path: `${PAGE_SIGN_IN_PATH}github`, title: 'GitHub' });
-  if (w.config.oauth.outlook.clientId) offered.push({ path: `${PAGE_SIGN_IN_PATH}outlook`, title: 'Microsoft' });
-  return offered;
+  return registeredApps(SIGN_IN_PROVIDERS, w.config.oauth).map((p) => ({ path: `${PAGE_SIGN_IN_PATH}${p}`, title: oauthRecord(p).title }));
 }
 
 /** Why the page offers no sign-in: an external issuer without Switchboard's own client there. */

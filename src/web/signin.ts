@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SignInApi } from '../contracts/accounts.js';
+import { OAUTH_PROVIDERS, providerRecord } from '../providers.js';
 import type { Provider } from '../store/types.js';
 import { errorText, type WebDeps } from './actions.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
-import { PROVIDER_INFO } from './providers.js';
 import { field, newNonce, requestOrigin, sendHtml, type Form } from './respond.js';
 
 export type { SignInApi };
@@ -22,10 +22,8 @@ function send(res: ServerResponse, status: number, nonce: string, body: SafeHtml
   sendHtml(res, status, nonce, body, {}, 'no-referrer');
 }
 
-const OAUTH_PROVIDERS = new Set<string>(['outlook', 'github', 'vercel']);
-
 export function oauthProvider(name: string): Provider | undefined {
-  return OAUTH_PROVIDERS.has(name) ? (name as Provider) : undefined;
+  return (OAUTH_PROVIDERS as readonly string[]).includes(name) ? (name as Provider) : undefined;
 }
 
 export function callbackUri(req: IncomingMessage, w: WebDeps, provider: Provider): string {
@@ -39,14 +37,14 @@ export async function beginInPopup(w: WebDeps, req: IncomingMessage, res: Server
   if (!api) return send(res, 503, nonce, resultPage(nonce, { ok: false, provider, message: SIGN_IN_UNAVAILABLE }));
   let url: URL;
   try {
-    const groups = provider === 'outlook' ? form.get('groups')?.filter(Boolean) : undefined;
+    const groups = providerRecord(provider).permissionGroups ? form.get('groups')?.filter(Boolean) : undefined;
     const begun = await api.beginSignIn(provider, { redirectUri: callbackUri(req, w, provider), groups, label: field(form, 'label') || undefined, owner: w.deps.owner });
     url = new URL(begun.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`the sign-in address is not http(s): ${url.protocol}`);
   } catch (error) {
     return send(res, 400, nonce, resultPage(nonce, { ok: false, provider, message: `Sign-in could not start: ${errorText(error, w)}` }));
   }
-  const title = PROVIDER_INFO[provider].title;
+  const title = providerRecord(provider).title;
   send(
     res,
     200,
@@ -70,7 +68,7 @@ export async function completeInPopup(w: WebDeps, req: IncomingMessage, res: Ser
   if (!api) return send(res, 503, nonce, resultPage(nonce, { ok: false, provider, message: SIGN_IN_UNAVAILABLE }));
   const q = url.searchParams;
   if (q.get('error')) {
-    const message = `${PROVIDER_INFO[provider].title} did not sign you in: ${q.get('error')}${q.get('error_description') ? ` (${q.get('error_description')})` : ''}.`;
+    const message = `${providerRecord(provider).title} did not sign you in: ${q.get('error')}${q.get('error_description') ? ` (${q.get('error_description')})` : ''}.`;
     return send(res, 400, nonce, resultPage(nonce, { ok: false, provider, message }));
   }
   const code = q.get('code') ?? '';

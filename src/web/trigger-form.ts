@@ -5,7 +5,7 @@ import type { TriggerKind } from '../contracts/triggers.js';
 import { FormView, type FormProblem } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField } from './layout.js';
-import { PROVIDER_INFO } from './providers.js';
+import { providerRecord } from '../providers.js';
 import type { Form } from './respond.js';
 
 type JsonSchema = { type?: string; enum?: string[]; items?: JsonSchema; description?: string; minimum?: number; maximum?: number; properties?: Record<string, JsonSchema>; required?: string[] };
@@ -140,7 +140,7 @@ ${v.topError()}
 <div class="field"><label for="trigger-kind">Kind</label>
 <select id="trigger-kind" name="kind" required${v.aria('kind', 'kind-about')}>${connectors.map(
     (c) =>
-      html`<optgroup label="${PROVIDER_INFO[c].title}">${m.kinds
+      html`<optgroup label="${providerRecord(c).title}">${m.kinds
         .filter((k) => k.connector === c)
         .map(
           (k) =>
@@ -154,7 +154,7 @@ ${(['outlook', 'github', 'vercel', 'sales'] as Provider[])
   .filter((p) => connectors.includes(p))
   .map(
     (p) =>
-      html`<optgroup label="${PROVIDER_INFO[p].title}" data-provider="${p}">${m.accounts
+      html`<optgroup label="${providerRecord(p).title}" data-provider="${p}">${m.accounts
         .filter((a) => a.provider === p)
         .map((a) => html`<option value="${a.id}" ${v.value('account') === a.id ? 'selected' : ''}>${a.label}${a.identity ? ` (${a.identity})` : ''}${a.isDefault ? ', default' : ''}</option>`)}</optgroup>`,
   )}
@@ -163,7 +163,7 @@ ${(['outlook', 'github', 'vercel', 'sales'] as Provider[])
 </div>
 <p class="kind-about" id="kind-about">${chosen?.description}</p>
 ${connectors.map(
-  (c) => html`<fieldset data-connector="${c}"><legend>${PROVIDER_INFO[c].title} settings</legend><div class="form-grid">${fields
+  (c) => html`<fieldset data-connector="${c}"><legend>${providerRecord(c).title} settings</legend><div class="form-grid">${fields
     .filter((f) => f.connector === c)
     .map((f) => configField(f, v, fields, chosen?.kind))}</div></fieldset>`,
 )}

@@ -4,6 +4,7 @@ import type { NewEvent, Trigger } from '../../store/types.js';
 import type { PollContext, PollResult, SetupContext, SetupResult, TriggerKind, WebhookDelivery } from '../../contracts/triggers.js';
 import { deliveryUrl, joinHook, leaveHook, orgTarget, repoTarget } from './hooks.js';
 import { intervalMs, pollIntervalShape } from './polled.js';
+import { githubWebhookIntake } from './webhook-intake.js';
 import { HOOK_EVENTS, isoTime, issueShape, kindsFor, login, type Classified, type GithubPayload } from './webhooks.js';
 
 /** How a GitHub webhook kind is declared (a Spec) and becomes a TriggerKind: config, set-up, teardown, match, optional polling. */
@@ -161,7 +162,7 @@ export function define(spec: Spec): TriggerKind {
     description: spec.description,
     config: configOf(spec),
     ...((spec.target ?? 'repo_or_org') === 'repo_or_org' ? { exactlyOneOf: ['repo', 'org'] } : {}),
-    webhook: { provider: 'github', match: (d, c) => match(spec, d, c) },
+    webhook: { ...githubWebhookIntake, match: (d, c) => match(spec, d, c) },
     provider: { setup: (ctx) => setup(spec, ctx), teardown: (ctx) => leaveHook(ctx, eventsOfTrigger) },
     modeOf: (trigger) => ({ mode: isPoll(spec, trigger.config) ? 'poll' : 'push', reason: null }),
     ...(spec.poll

@@ -1,21 +1,16 @@
 import * as z from 'zod/v4';
 import { AccountError, InputError, ProviderError } from '../../errors.js';
 import type { Api } from '../../http/client.js';
+import { OUTLOOK_PERMISSION_GROUPS, PROVIDER_RECORDS } from '../../providers.js';
 import type { Account } from '../../store/types.js';
 
 /** The specification's permission groups (section 5), each with the Graph scopes that grant it. */
-export const OUTLOOK_GROUPS = {
-  mail: ['Mail.ReadWrite', 'Mail.Send'],
-  calendar: ['Calendars.ReadWrite'],
-  contacts: ['Contacts.ReadWrite'],
-  'mailbox-settings': ['MailboxSettings.ReadWrite'],
-  'team-collaboration': ['OnlineMeetingTranscript.Read.All', 'MailboxSettings.Read'],
-} as const;
+export const OUTLOOK_GROUPS = OUTLOOK_PERMISSION_GROUPS;
 
 export type OutlookGroup = keyof typeof OUTLOOK_GROUPS;
 
 /** What an Outlook account gets when nothing says otherwise: the permissions the specification lists. */
-export const DEFAULT_OUTLOOK_GROUPS: OutlookGroup[] = ['mail', 'calendar', 'contacts', 'mailbox-settings'];
+export const DEFAULT_OUTLOOK_GROUPS = PROVIDER_RECORDS.outlook.permissionGroups.defaults as readonly OutlookGroup[] as OutlookGroup[];
 
 export function isOutlookGroup(value: string): value is OutlookGroup {
   return Object.hasOwn(OUTLOOK_GROUPS, value);

@@ -1,9 +1,10 @@
+import { PROVIDER_RECORDS } from '../../providers.js';
 import { defineConnector } from '../../tool.js';
 
 export const sales = defineConnector({
   id: 'sales',
-  title: 'Sales intelligence',
-  baseUrl: 'https://api.lusha.com',
+  title: PROVIDER_RECORDS.sales.toolTitle,
+  baseUrl: PROVIDER_RECORDS.sales.baseUrl,
   auth: (secret) => ({ api_key: secret.apiKey ?? '' }),
   // The account usage call costs no credits, so it is how a new key is checked.
   async identify(api) {

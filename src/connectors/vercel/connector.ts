@@ -1,11 +1,12 @@
+import { PROVIDER_RECORDS } from '../../providers.js';
 import { defineConnector } from '../../tool.js';
 import { rateLimitExtras } from '../rate-limit.js';
 import { checkTeam } from './teams.js';
 
 export const vercel = defineConnector({
   id: 'vercel',
-  title: 'Vercel',
-  baseUrl: 'https://api.vercel.com',
+  title: PROVIDER_RECORDS.vercel.toolTitle,
+  baseUrl: PROVIDER_RECORDS.vercel.baseUrl,
   auth: (secret) => ({ authorization: `Bearer ${secret.token ?? ''}` }),
   resultExtras: rateLimitExtras,
   // Team-owned resources are only visible with teamId on every call.

@@ -3,6 +3,7 @@ import { InputError, ProviderError } from '../../errors.js';
 import type { Api } from '../../http/client.js';
 import type { NewEvent, Trigger } from '../../store/types.js';
 import type { SetupContext, SetupResult, TriggerKind, WebhookDelivery } from '../../contracts/triggers.js';
+import { vercelWebhookIntake } from './webhook-intake.js';
 
 /**
  * Vercel deployment triggers: started, completed, failed, canceled. Each trigger has its own webhook
@@ -220,7 +221,7 @@ function deploymentKind(outcome: Outcome, description: string): TriggerKind {
     connector: 'vercel',
     description,
     config,
-    webhook: { provider: 'vercel', match: (delivery, cfg) => match(outcome, delivery, cfg as Config) },
+    webhook: { ...vercelWebhookIntake, match: (delivery, cfg) => match(outcome, delivery, cfg as Config) },
     provider: { setup: (ctx) => setup(outcome, ctx), teardown },
   };
 }

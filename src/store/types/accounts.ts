@@ -1,9 +1,9 @@
+import type { Provider } from '../../providers.js';
 import type { Trigger } from './triggers.js';
 
 /** Accounts at the providers, the webhooks made at them, and the sales lookups kept per account. */
 
-export const PROVIDERS = ['outlook', 'sales', 'github', 'vercel'] as const;
-export type Provider = (typeof PROVIDERS)[number];
+export { PROVIDERS, type Provider } from '../../providers.js';
 
 export type AccountStatus = 'active' | 'needs_reconnect';
 
