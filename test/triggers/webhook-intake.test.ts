@@ -44,7 +44,9 @@ describe.each(ADAPTERS)('webhook intake on $name', (adapter) => {
   let commitMany: TriggerStore['commitMany'];
   let batches: CommitItem[][];
 
-  /** The intake's store, whose commitMany is the test's. */
+  /** Hook reads wait for this: a test that needs deliveries to arrive together opens it once all have arrived. */
+  let arrived: Promise<void>;
+  /** The intake's store, whose commitMany is the test's and whose hook reads wait until `arrived`. */
   const intakeStore = (): Store => {
     const triggers = new Proxy(store.triggers, {
       get(target, key) {
@@ -53,10 +55,21 @@ describe.each(ADAPTERS)('webhook intake on $name', (adapter) => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    return { ...store, triggers };
+    const hooks = new Proxy(store.hooks, {
+      get(target, key) {
+        if (key === 'intake') return async (id: string) => (await arrived, target.intake(id));
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return { ...store, triggers, hooks };
   };
 
-  async function start(options: { groupCommit?: boolean; triggers?: number } = {}) {
+  /**
+   * With `together`, hook reads wait until that many deliveries have reached the intake: deliveries sent at once by a
+   * client in this process otherwise reach it one by one, each after the last one's commit.
+   */
+  async function start(options: { groupCommit?: boolean; triggers?: number; together?: number } = {}) {
     store = await openAt(await adapter.location(), { secretKey: 'intake key' });
     const accountId = (await store.accounts.add({ provider: 'github', label: 'octo', secret: { kind: 'token', token: 'ghp_intake_test' } })).id;
     const created = await store.hooks.create({ provider: 'github', accountId, target: `repo:${REPO}`, events: ['issues'] });
@@ -71,7 +84,13 @@ describe.each(ADAPTERS)('webhook intake on $name', (adapter) => {
     logs = [];
     const stream = new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) });
     const logger = createLogger({ stream, level: 'warn' });
-    const routes = webhookRoutes({ store: intakeStore(), kinds: TRIGGER_KINDS, log, logger, groupCommit: options.groupCommit });
+    const all = gate();
+    arrived = options.together ? all.opened : Promise.resolve();
+    let arrivals = 0;
+    const routes = webhookRoutes({ store: intakeStore(), kinds: TRIGGER_KINDS, log, logger, groupCommit: options.groupCommit }).map((route) => ({
+      ...route,
+      handle: (...args: Parameters<typeof route.handle>) => (++arrivals === options.together && all.open(), route.handle(...args)),
+    }));
     listener = await startListener({ host: '127.0.0.1', port: 0, routes, logger, version: 'test' });
   }
 
@@ -97,7 +116,7 @@ describe.each(ADAPTERS)('webhook intake on $name', (adapter) => {
   });
 
   it('answers concurrent deliveries only once the transaction holding each has committed, and stores each exactly once', async () => {
-    await start();
+    await start({ together: 24 });
     const committed = new Set<string>();
     const first = gate();
     const firstCalled = gate();
