@@ -150,8 +150,7 @@ ${v.topError()}
 <div class="field"><label for="trigger-account">Account</label>
 <select id="trigger-account" name="account"${v.aria('account', 'no-account')}>
 <option value="" id="default-account">The provider's default account</option>
-${(['outlook', 'github', 'vercel', 'sales'] as Provider[])
-  .filter((p) => connectors.includes(p))
+${connectors
   .map(
     (p) =>
       html`<optgroup label="${providerRecord(p).title}" data-provider="${p}">${m.accounts
