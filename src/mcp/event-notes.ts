@@ -8,7 +8,6 @@ import { framedEvents, standaloneEvent, takeSeqs, type FramedEvents } from './ev
 export const EVENT_NOTIFICATION = 'notifications/switchboard/event';
 /** The `_meta` key of `notifications/resources/updated` that carries the event, in both revisions. */
 export const EVENT_META_KEY = 'switchboard/event';
-export { eventsUri };
 
 /** What a client learns of a new event: enough to decide whether to read it (by resource, events_next or the CLI). */
 export interface EventNote {

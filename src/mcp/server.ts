@@ -30,7 +30,7 @@ import { framedMessages } from './event-store.js';
 import { notifyDirectly } from './streams.js';
 
 export type { Server as McpServer } from '@modelcontextprotocol/server';
-export { EVENT_META_KEY, EVENT_NOTIFICATION, eventNote, eventsUri, eventUpdate, type EventNote } from './event-notes.js';
+export { EVENT_META_KEY, EVENT_NOTIFICATION, eventNote, eventUpdate, type EventNote } from './event-notes.js';
 
 /** The protocol family a server instance speaks: 2025-11-25 and before (`legacy`, initialize and sessions) or 2026-07-28 (`modern`). */
 export type Era = 'legacy' | 'modern';
