@@ -21,4 +21,5 @@ await build({
   output: { dir: 'dist/bin', format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', cleanDir: true },
   logLevel: 'warn',
 });
-chmodSync('dist/bin/switchboard.js', 0o755);
+// dist/cli.js stays runnable too: npx keeps a clone's bin link from before the bundle (to dist/cli.js) in its cache.
+for (const entry of ['dist/bin/switchboard.js', 'dist/cli.js']) chmodSync(entry, 0o755);

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliProgram } from '../../src/cli.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
-import { runCli } from './cli.js';
+import { CLI, runCli } from './cli.js';
 
 let sandbox: Sandbox;
 let dataDir: string;
@@ -92,6 +93,15 @@ describe('help', () => {
     }
     const accounts = await runCli(['accounts', '--help'], { env });
     expect(accounts.stdout).toMatch(/add \[options\] <provider> +Connect an account: pipe a token or API key\n +on stdin/);
+  });
+
+  it('runs as a program from both entry points: the bin, and dist/cli.js that older npx caches still link', async () => {
+    for (const entry of [CLI, CLI.replace(/bin[\\/]switchboard\.js$/, 'cli.js')]) {
+      const r = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        execFile(entry, ['--version'], { env: { PATH: process.env.PATH ?? '' } }, (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }));
+      });
+      expect(r, entry).toEqual({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    }
   });
 
   it('triggers kinds lists every kind with its config fields and the filter syntax', async () => {
