@@ -15,6 +15,8 @@ export interface OAuthRecord {
   url: string;
   /** Endpoint paths under the base; without `authorization`, the browser signs in on the install page. */
   paths: { authorization?: string; token: string; device?: string };
+  /** Where a person enters a device sign-in's code: the page the device authorization's answer names. */
+  deviceVerificationPage?: string;
   /** Where the browser signs in when that is not under the base; `{slug}` is the integration's slug. */
   installPage?: string;
   /** Scopes asked for on every sign-in (besides those of the permission groups chosen). */
@@ -88,6 +90,7 @@ export const PROVIDER_RECORDS = {
       title: 'Microsoft',
       url: 'https://login.microsoftonline.com/{tenant}/oauth2/v2.0',
       paths: { authorization: '/authorize', token: '/token', device: '/devicecode' },
+      deviceVerificationPage: 'https://microsoft.com/devicelogin',
       // Always User.Read (who signed in) and offline_access (a refresh token).
       scopes: ['offline_access', 'User.Read'],
       authorizeParams: { response_mode: 'query', prompt: 'select_account' },
@@ -128,6 +131,7 @@ export const PROVIDER_RECORDS = {
       title: 'GitHub',
       url: 'https://github.com',
       paths: { authorization: '/login/oauth/authorize', token: '/login/oauth/access_token', device: '/login/device/code' },
+      deviceVerificationPage: 'https://github.com/login/device',
       // What the tools and triggers need of an OAuth app (GitHub Apps ignore scopes and use the app's permissions).
       scopes: ['repo', 'workflow', 'gist', 'project', 'read:org'],
       errorsWithStatus200: true,

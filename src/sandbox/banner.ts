@@ -1,7 +1,9 @@
 import { wrapped } from '../cli-text.js';
 import type { TeamRule } from '../contracts/team.js';
-import type { OAuthProvider } from '../config.js';
+import { OAUTH_PROVIDERS, type OAuthProvider } from '../config.js';
+import { oauthRecord } from '../providers.js';
 import { sandboxCredentials, SANDBOX_IDENTITIES } from './index.js';
+import { oauthPaths } from './oauth/endpoints.js';
 import type { SandboxEndpoints } from './shared.js';
 import { SANDBOX_PEOPLE } from './team.js';
 
@@ -42,9 +44,16 @@ export function sandboxBanner(endpoints: SandboxEndpoints, o: BannerOptions): st
     '  3. Deliver a sample email (it shows up in events tail within the poll interval):',
     `     curl -X POST ${endpoints.servers.outlook}/_sandbox/outlook/deliver -H 'content-type: application/json' -d '{"subject":"Hello","from":{"address":"dana@acme.com"}}'`,
     `  Every command takes --sandbox and then uses these stand-ins, e.g. ${run('accounts list --sandbox')}.`,
-    `  Sign-in pages: device codes are approved at ${endpoints.servers.outlook}/devicelogin and ${endpoints.servers.github}/login/device.`,
+    `  Sign-in pages: device codes are approved at ${devicePages(endpoints).join(' and ')}.`,
     '',
   ].join('\n');
+}
+
+function devicePages(endpoints: SandboxEndpoints): string[] {
+  return OAUTH_PROVIDERS.flatMap((p) => {
+    const page = oauthPaths(p).verification;
+    return page ? [endpoints.servers[p] + page] : [];
+  });
 }
 
 function inspectorCall(endpoints: SandboxEndpoints, o: BannerOptions, sandbox: string): string {
@@ -52,12 +61,10 @@ function inspectorCall(endpoints: SandboxEndpoints, o: BannerOptions, sandbox: s
   return `npx ${INSPECTOR} --cli ${target} --method tools/call --tool-name github_get_repository --tool-arg owner=sbx-octocat --tool-arg repo=hello-world`;
 }
 
-const SIGN_IN_TITLES: Partial<Record<OAuthProvider, string>> = { github: 'GitHub', outlook: 'Microsoft' };
-
 /** Team mode: who may sign in, and the two ways a client gets a token; never an unauthenticated client command (401). */
 function teamLines(endpoints: SandboxEndpoints, o: BannerOptions, run: (command: string) => string): string[] {
   const team = o.team!;
-  const people = SANDBOX_PEOPLE.map((p) => `${p.login} (${SIGN_IN_TITLES[p.provider as OAuthProvider]})`).join(' and ');
+  const people = SANDBOX_PEOPLE.map((p) => `${p.login} (${oauthRecord(p.provider as OAuthProvider).title})`).join(' and ');
   const allowed = team.sandboxPeople
     ? `Who may sign in: the sandbox's people, ${people}, and no one else, as SWITCHBOARD_TEAM_ALLOW is not set.`
     : `Who may sign in: SWITCHBOARD_TEAM_ALLOW=${team.allow.map(ruleText).join(',')}; the sandbox's people are ${people}.`;

@@ -1,4 +1,5 @@
 import { OAUTH_PROVIDERS, type OAuthProvider, type OAuthSettings } from '../config.js';
+import { PROVIDERS } from '../providers.js';
 import type { NewAccount, Provider } from '../store/types.js';
 import { GITHUB_SAMPLE_TOKEN, createGithubState, githubRoutes, type GithubState } from './github/routes.js';
 import { OUTLOOK_SAMPLE_TOKEN, createOutlookState, outlookRoutes, type OutlookState } from './outlook/routes.js';
@@ -6,9 +7,11 @@ import { createOAuthSandbox, SANDBOX_OAUTH_CLIENTS, TokenSet, type OAuthSandbox 
 import { OUTLOOK_PERSONAL_TOKEN } from './outlook/calendar.js';
 import { PERSONAL_USER } from './outlook/calendar.data.js';
 import { oauthRoutes } from './oauth/routes.js';
+import { sandboxOAuthSettings } from './oauth/endpoints.js';
 import { SALES_SAMPLE_KEY, createSalesState, salesRoutes, type SalesState } from './sales/routes.js';
 import type { Logger } from '../log.js';
-import { startSandboxServer, type SandboxRequest, type SandboxServer } from './server.js';
+import { startSandboxServer, type Routes, type SandboxRequest, type SandboxServer } from './server.js';
+import { apiBasePath } from './util.js';
 import { VERCEL_SAMPLE_TOKEN, createVercelState, vercelRoutes, type VercelState } from './vercel/routes.js';
 
 export { reportMiss, startSandboxServer, takeMisses, type Routes, type SandboxExchange, type SandboxHandler, type SandboxRequest, type SandboxResponse, type SandboxServer } from './server.js';
@@ -143,43 +146,31 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     github: createGithubState(),
     vercel: createVercelState(),
   };
-  for (const p of ['outlook', 'github', 'vercel'] as const) states[p].tokens = new TokenSet(states[p].tokens);
-  const oauth: Record<OAuthProvider, OAuthSandbox> = {
-    outlook: createOAuthSandbox('outlook', states.outlook.tokens as TokenSet, SANDBOX_IDENTITIES.outlook),
-    github: createOAuthSandbox('github', states.github.tokens as TokenSet, SANDBOX_IDENTITIES.github),
-    vercel: createOAuthSandbox('vercel', states.vercel.tokens as TokenSet, SANDBOX_IDENTITIES.vercel),
+  for (const p of OAUTH_PROVIDERS) states[p].tokens = new TokenSet(states[p].tokens);
+  const oauth = Object.fromEntries(OAUTH_PROVIDERS.map((p) => [p, createOAuthSandbox(p, states[p].tokens as TokenSet, SANDBOX_IDENTITIES[p])])) as Record<OAuthProvider, OAuthSandbox>;
+  const apiRoutes: Record<Provider, Routes> = {
+    outlook: outlookRoutes(states.outlook),
+    sales: salesRoutes(states.sales),
+    github: githubRoutes(states.github),
+    vercel: vercelRoutes(states.vercel),
   };
   const ports = options.ports ?? {};
   const started: SandboxServer[] = [];
   try {
-    const start = async (name: Provider, routes: Parameters<typeof startSandboxServer>[1]) => {
-      const server = await startSandboxServer(name, routes, ports[name] ?? 0, options.onMiss && ((request) => options.onMiss!(name, request)));
+    const servers = {} as Record<Provider, SandboxServer>;
+    for (const p of PROVIDERS) {
+      const signIn = Object.hasOwn(oauth, p) ? oauthRoutes(oauth[p as OAuthProvider]) : {};
+      const server = await startSandboxServer(p, { ...apiRoutes[p], ...signIn }, ports[p] ?? 0, options.onMiss && ((request) => options.onMiss!(p, request)));
       started.push(server);
-      return server;
-    };
-    const servers: Record<Provider, SandboxServer> = {
-      outlook: await start('outlook', { ...outlookRoutes(states.outlook), ...oauthRoutes(oauth.outlook) }),
-      sales: await start('sales', salesRoutes(states.sales)),
-      github: await start('github', { ...githubRoutes(states.github), ...oauthRoutes(oauth.github) }),
-      vercel: await start('vercel', { ...vercelRoutes(states.vercel), ...oauthRoutes(oauth.vercel) }),
-    };
-    const client = (p: OAuthProvider) => ({ clientId: oauth[p].client.id, clientSecret: oauth[p].client.secret });
+      servers[p] = server;
+    }
     return {
       servers,
       states,
-      baseUrls: {
-        outlook: `${servers.outlook.url}/v1.0`,
-        sales: servers.sales.url,
-        github: servers.github.url,
-        vercel: servers.vercel.url,
-      },
+      baseUrls: Object.fromEntries(PROVIDERS.map((p) => [p, servers[p].url + apiBasePath(p)])) as Record<Provider, string>,
       accounts: sandboxAccounts(),
       oauth,
-      oauthSettings: {
-        outlook: { url: `${servers.outlook.url}/common/oauth2/v2.0`, tenant: 'common', ...client('outlook') },
-        github: { url: servers.github.url, ...client('github') },
-        vercel: { url: `${servers.vercel.url}/v2/oauth`, authorizeUrl: `${servers.vercel.url}/v2/oauth/authorize`, ...client('vercel') },
-      },
+      oauthSettings: Object.fromEntries(OAUTH_PROVIDERS.map((p) => [p, sandboxOAuthSettings(p, servers[p].url, oauth[p].client)])) as Record<OAuthProvider, OAuthSettings>,
       close: async () => {
         await Promise.all(started.map((s) => s.close()));
       },

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
+import { providerRecord, type Provider } from '../providers.js';
 import type { Routes, SandboxHandler, SandboxRequest, SandboxResponse } from './server.js';
+
+/** The path the provider's base URL ends in (Graph's /v1.0, or nothing): where its stand-in serves its API. */
+export function apiBasePath(provider: Provider): string {
+  return new URL(providerRecord(provider).baseUrl).pathname.replace(/\/$/, '');
+}
 
 /** Runs around every handler of a route table: auth, rate-limit headers, conditional requests. */
 export type Middleware = (req: SandboxRequest, next: SandboxHandler) => Promise<SandboxResponse>;

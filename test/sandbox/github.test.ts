@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_TOKENS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { client, http } from './http.js';
 
@@ -12,7 +12,6 @@ beforeAll(async () => {
   base = sandbox.baseUrls.github;
   api = client(base, { authorization: `Bearer ${SANDBOX_TOKENS.github}`, accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' });
 });
-afterEach(() => expect(sandbox.servers.github.misses).toEqual([]));
 afterAll(() => sandbox.close());
 
 const state = () => sandbox.states.github;

@@ -50,7 +50,6 @@ beforeAll(async () => {
   endpointUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}`;
 });
 afterEach(() => {
-  expect(sandbox.servers.outlook.misses).toEqual([]);
   subscriptionSide(sandbox.states.outlook).subscriptions.clear();
   received.length = 0;
   validation = (token) => ({ status: 200, type: 'text/plain', body: token });

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_API_KEYS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { client, http } from './http.js';
 
@@ -11,7 +11,6 @@ beforeAll(async () => {
   base = sandbox.baseUrls.sales;
   api = client(base, { api_key: SANDBOX_API_KEYS.sales });
 });
-afterEach(() => expect(sandbox.servers.sales.misses).toEqual([]));
 afterAll(() => sandbox.close());
 
 const state = () => sandbox.states.sales;

@@ -5,7 +5,8 @@ import { takeMisses } from '../../src/sandbox/server.js';
 
 /**
  * A request the sandbox has no route for fails the test that sent it, in every test file (test/setup.ts runs this
- * after each test): this process's sandbox servers' misses and those reported by watchMisses.
+ * after each test): every sandbox server's misses in this process and those reported by watchMisses, so no test file
+ * checks its own servers' misses.
  */
 export function expectNoMisses(): void {
   expect(takeMisses(), 'requests the sandbox has no route for (it answered 501); add the route to src/sandbox/').toEqual([]);

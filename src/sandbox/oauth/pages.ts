@@ -1,13 +1,10 @@
 import type { OAuthProvider } from '../../config.js';
+import { oauthRecord } from '../../providers.js';
 import type { SandboxRequest, SandboxResponse } from '../server.js';
 
 /** The sandbox authorization servers' HTML: a consent page, a device verification page and an error page. */
 
-const TITLES: Record<OAuthProvider, string> = {
-  outlook: 'Microsoft (sandbox)',
-  github: 'GitHub (sandbox)',
-  vercel: 'Vercel (sandbox)',
-};
+const sandboxTitle = (provider: OAuthProvider) => `${oauthRecord(provider).title} (sandbox)`;
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -39,8 +36,8 @@ export function consentPage(o: { provider: OAuthProvider; action: string; reques
   const scopes = o.scopes.length ? o.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('') : '<li>(no scopes)</li>';
   return page(
     200,
-    `Sign in to ${TITLES[o.provider]}`,
-    `<h1>${escapeHtml(TITLES[o.provider])}</h1>
+    `Sign in to ${sandboxTitle(o.provider)}`,
+    `<h1>${escapeHtml(sandboxTitle(o.provider))}</h1>
 <p>Signed in as <strong>${escapeHtml(o.identity)}</strong>.</p>
 <p><strong>Switchboard</strong> would like to:</p>
 <ul>${scopes}</ul>
@@ -64,8 +61,8 @@ export function devicePage(o: { provider: OAuthProvider; action: string; result?
           : '';
   return page(
     o.result === 'unknown' ? 400 : 200,
-    `Device sign-in: ${TITLES[o.provider]}`,
-    `<h1>${escapeHtml(TITLES[o.provider])}: device sign-in</h1>
+    `Device sign-in: ${sandboxTitle(o.provider)}`,
+    `<h1>${escapeHtml(sandboxTitle(o.provider))}: device sign-in</h1>
 ${result}
 <form method="post" action="${escapeHtml(o.action)}">
 <label>Code shown in your terminal <input name="user_code" autocomplete="off" required autofocus></label>

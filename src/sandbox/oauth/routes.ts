@@ -3,7 +3,6 @@ import type { OAuthProvider } from '../../config.js';
 import {
   accessToken,
   DEVICE_GRANT,
-  PREFIX,
   random,
   redirectUriRegistered,
   refreshToken,
@@ -14,6 +13,7 @@ import {
   type Grant,
   type OAuthSandbox,
 } from './state.js';
+import { oauthPaths } from './endpoints.js';
 import { consentPage, devicePage, errorPage, formParams } from './pages.js';
 import type { Routes, SandboxRequest, SandboxResponse } from '../server.js';
 import { header, originOf } from '../util.js';
@@ -65,10 +65,7 @@ function clientCredentials(req: SandboxRequest, form: URLSearchParams): { id?: s
 
 /** The routes of one provider's authorization server, plus the sandbox-only control routes. */
 export function oauthRoutes(o: OAuthSandbox): Routes {
-  const p = PREFIX[o.provider];
-  const devicePath = o.provider === 'outlook' ? `${p}/devicecode` : o.provider === 'github' ? '/login/device/code' : undefined;
-  const verifyPath = o.provider === 'outlook' ? '/devicelogin' : o.provider === 'github' ? '/login/device' : undefined;
-  const tokenPath = o.provider === 'github' ? '/login/oauth/access_token' : `${p}/${o.provider === 'outlook' ? 'token' : 'access_token'}`;
+  const paths = oauthPaths(o.provider);
 
   function issue(grant: Grant): Record<string, unknown> {
     const token = accessToken(o.provider);
@@ -168,7 +165,7 @@ export function oauthRoutes(o: OAuthSandbox): Routes {
     }
     if (grantType === 'authorization_code') return codeGrant(req, form);
     if (grantType === 'refresh_token') return refreshGrant(req, form);
-    if (grantType === DEVICE_GRANT && devicePath) return deviceGrant(req, form);
+    if (grantType === DEVICE_GRANT && paths.device) return deviceGrant(req, form);
     return oauthError(o.provider, 'unsupported_grant_type', `The grant_type "${grantType}" is not supported.`);
   }
 
@@ -239,7 +236,7 @@ export function oauthRoutes(o: OAuthSandbox): Routes {
       expiresAt: Date.now() + o.deviceExpiresSeconds * 1000,
       interval: o.deviceIntervalSeconds,
     });
-    const verificationUri = `${originOf(req)}${verifyPath}`;
+    const verificationUri = `${originOf(req)}${paths.verification}`;
     const body: Record<string, unknown> = {
       device_code: deviceCode,
       user_code: code,
@@ -261,11 +258,11 @@ export function oauthRoutes(o: OAuthSandbox): Routes {
   }
 
   const routes: Routes = {
-    [`GET ${p}/authorize`]: authorizeGet,
-    [`POST ${p}/authorize`]: authorizePost,
-    [`POST ${tokenPath}`]: token,
-    // RFC 7009 in the sandbox; GitHub's own is DELETE /applications/{client_id}/token on its API.
-    [`POST ${p}/revoke`]: revoke,
+    [`GET ${paths.authorize}`]: authorizeGet,
+    [`POST ${paths.authorize}`]: authorizePost,
+    [`POST ${paths.token}`]: token,
+    // GitHub's own revocation is DELETE /applications/{client_id}/token on its API.
+    [`POST ${paths.revoke}`]: revoke,
     [`POST /_sandbox/oauth/approve`]: (req) => {
       const userCodeGiven = String(req.body?.user_code ?? formParams(req).get('user_code') ?? '');
       const ok = o.approve(userCodeGiven, req.body?.deny ? 'denied' : 'approved');
@@ -289,6 +286,7 @@ export function oauthRoutes(o: OAuthSandbox): Routes {
     [`GET /_sandbox/oauth/stats`]: () => ({ status: 200, body: { grants: o.grants, client_id: o.client.id } }),
   };
   if (o.provider === 'github') routes['DELETE /applications/:clientId/token'] = revoke;
+  const { device: devicePath, verification: verifyPath } = paths;
   if (devicePath && verifyPath) {
     routes[`POST ${devicePath}`] = deviceAuthorization;
     routes[`GET ${verifyPath}`] = () => devicePage({ provider: o.provider, action: verifyPath });

@@ -95,12 +95,6 @@ export interface OAuthSandbox {
   expireRefreshTokens(token?: string): number;
 }
 
-export const PREFIX: Record<OAuthProvider, string> = {
-  outlook: '/:tenant/oauth2/v2.0',
-  github: '/login/oauth',
-  vercel: '/v2/oauth',
-};
-
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 export const SANDBOX_OAUTH_CLIENTS: Record<OAuthProvider, SandboxClient> = {

@@ -8,7 +8,7 @@ import { buildMessage, mailRoutes } from './mail.js';
 import { GraphError, graphError, nextGraphId, wantsTextBody, type Person } from './query.js';
 import { OUTLOOK_SAMPLE_TOKEN, type MailFolder, type OutlookState } from './state.js';
 import { subscriptionControlRoutes, subscriptionRoutes } from './subscriptions.js';
-import { hexId, withMiddleware } from '../util.js';
+import { apiBasePath, hexId, withMiddleware } from '../util.js';
 
 /** Microsoft Graph v1.0 stand-in: auth and the seeded state here; mail in mail.ts and folders.ts, calendar and contacts in calendar.ts, the state's shape in state.ts. */
 
@@ -76,10 +76,10 @@ export function createOutlookState(options: { now?: Date } = {}): OutlookState {
 /** Sandbox-only: answers 200 with the request's headers, credential included, as some providers' debugging endpoints do. */
 const echoRoute: Routes = { 'GET /_sandbox/echo': (req) => ({ status: 200, body: { headers: req.headers } }) };
 
-/** The route table, every path under /v1.0 (the connector's base URL is `<url>/v1.0`). */
+/** The route table, every path under the base URL's path, as Graph's are under /v1.0. */
 export function outlookRoutes(state: OutlookState): Routes {
   const routes = withPersonalAccount(state, { ...mailRoutes(state), ...folderRoutes(state), ...calendarRoutes(state), ...deltaRoutes(state), ...subscriptionRoutes(state), ...echoRoute });
-  const prefixed = Object.fromEntries(Object.entries(routes).map(([key, handler]) => [key.replace(' /', ' /v1.0/'), handler]));
+  const prefixed = Object.fromEntries(Object.entries(routes).map(([key, handler]) => [key.replace(' /', ` ${apiBasePath('outlook')}/`), handler]));
   const graph = withMiddleware(prefixed, async (req, next) => {
     const requestId = String(req.headers['client-request-id'] ?? '') || hexId(String(Math.random()), 32);
     const common = { 'request-id': requestId, 'client-request-id': requestId, 'odata-version': '4.0' };
