@@ -37,7 +37,7 @@ export function personalTokenVerifier(o: { tokens: PersonalTokenStore; users: Te
     const found = await o.tokens.findByHash(hashPersonalToken(token));
     const now = clock();
     if (!found || found.revokedAt !== null || Date.parse(found.expiresAt) <= now) return UNKNOWN;
-    const user = await o.users.get(found.userId);
+    const user = await o.users.get(found.owner);
     if (!user || user.disabled) return { invalid: 'The person this access token was issued to may no longer sign in' };
     const scopes = [found.scope];
     if (!mayRead(scopes)) return { insufficient: 'This token allows no call; it needs scope switchboard:read or switchboard' };
