@@ -43,7 +43,7 @@ export function personalTokenVerifier(o: { tokens: PersonalTokenStore; users: Te
     if (!mayRead(scopes)) return { insufficient: 'This token allows no call; it needs scope switchboard:read or switchboard' };
     const since = new Date(now - LAST_USED_EVERY_MS).toISOString();
     if (found.lastUsedAt === null || found.lastUsedAt < since) await o.tokens.touch(found.id, new Date(now).toISOString(), since);
-    return { caller: { userId: user.id, clientId: found.id, scopes, token, expiresAt: Math.floor(Date.parse(found.expiresAt) / 1000), resource: o.resource } };
+    return { caller: { owner: user.id, clientId: found.id, scopes, token, expiresAt: Math.floor(Date.parse(found.expiresAt) / 1000), resource: o.resource } };
   };
 }
 
