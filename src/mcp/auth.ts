@@ -85,7 +85,7 @@ function authInfoOf(caller: Caller, resourceMetadataUrl: string): AuthInfo {
     expiresAt: caller.expiresAt,
     resource: new URL(caller.resource),
     resourceMetadataUrl,
-    extra: { owner: caller.userId },
+    extra: { owner: caller.owner },
   };
 }
 

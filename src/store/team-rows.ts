@@ -71,7 +71,7 @@ export const TOKEN_COLUMNS = 'id, user_id, name, scope, created_at, expires_at, 
 export function toPersonalToken(row: PersonalTokenRow): PersonalToken {
   return {
     id: row.id,
-    userId: row.user_id,
+    owner: row.user_id,
     name: row.name,
     scope: row.scope,
     createdAt: row.created_at,

@@ -46,7 +46,7 @@ export async function setUserDisabled(config: Config, ref: string, disabled: boo
 export async function removeUser(config: Config, ref: string): Promise<{ user: TeamUser; tokens: number }> {
   return withStore(config, async (store) => {
     const found = await findUser(store, ref);
-    const tokens = (await store.team.tokens.list({ userId: found.id })).length;
+    const tokens = (await store.team.tokens.list({ owner: found.id })).length;
     return { user: (await store.team.users.remove(found.id))!, tokens };
   });
 }

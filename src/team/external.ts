@@ -120,7 +120,7 @@ export function externalVerifier(o: ExternalVerifierOptions) {
     if (!user || user.disabled) return { invalid: 'The person this access token was issued to may no longer sign in' };
     const clientId = [claims.client_id, claims.azp, claims.appid, claims.cid].find((c): c is string => typeof c === 'string') ?? '';
     // Accepted until its expiry plus the clock skew allowed (the MCP layer refuses a token past `expiresAt`).
-    return { caller: { userId: user.id, clientId, scopes, token, expiresAt: claims.exp! + CLOCK_TOLERANCE_SECONDS, resource: o.resource } };
+    return { caller: { owner: user.id, clientId, scopes, token, expiresAt: claims.exp! + CLOCK_TOLERANCE_SECONDS, resource: o.resource } };
   };
 }
 

@@ -17,7 +17,7 @@ export interface PendingSignIns {
   /** The sign-in `state` names, once, when this browser started it; else the page saying why not. */
   finish<T>(req: IncomingMessage, state: string): Promise<{ pending: T } | { refused: Page }>;
   /** Sends the person to the Integrations page with a one-time ticket for their session, good in this browser only. */
-  toPage(res: ServerResponse, userId: string): Promise<void>;
+  toPage(res: ServerResponse, owner: string): Promise<void>;
   /** The header that forgets the browser's cookie, sent with every answer of a callback. */
   clearCookie: Record<string, string>;
 }
@@ -48,8 +48,8 @@ export function pendingSignIns(store: Store, secure: boolean): PendingSignIns {
       }
       return { pending: pending as T };
     },
-    async toPage(res, userId) {
-      const { location, cookie } = await issuePageTicket(store, userId, secure);
+    async toPage(res, owner) {
+      const { location, cookie } = await issuePageTicket(store, owner, secure);
       res.writeHead(303, { location, 'cache-control': 'no-store', 'set-cookie': [clearCookie['set-cookie'], cookie] }).end();
     },
   };

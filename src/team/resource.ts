@@ -4,7 +4,7 @@ import { mayRead } from './scopes.js';
 
 /** Who is calling /mcp: the person a valid token was issued to, and what it allows. */
 export interface Caller {
-  userId: string;
+  owner: string;
   clientId: string;
   scopes: string[];
   token: string;
@@ -31,6 +31,6 @@ export function tokenVerifier(o: { provider: Provider; users: TeamUserStore }) {
     const scopes = String(found.scope ?? '').split(' ').filter(Boolean);
     if (!mayRead(scopes)) return { insufficient: 'This token allows no call; it needs scope switchboard:read or switchboard' };
     const audience = [found.aud].flat().filter((a): a is string => typeof a === 'string');
-    return { caller: { userId: user.id, clientId: found.clientId!, scopes, token, expiresAt: found.exp!, resource: audience[0] ?? '' } };
+    return { caller: { owner: user.id, clientId: found.clientId!, scopes, token, expiresAt: found.exp!, resource: audience[0] ?? '' } };
   };
 }

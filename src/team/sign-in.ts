@@ -141,9 +141,9 @@ export function signInRoutes(o: SignInOptions): Route[] {
   }
 
   /** The grant of what the client asked for: this server's scopes (and OpenID's, when asked) for its one resource. */
-  async function grantFor(accountId: string, params: Record<string, unknown>): Promise<string> {
+  async function grantFor(owner: string, params: Record<string, unknown>): Promise<string> {
     const requested = String(params.scope ?? '').split(' ').filter(Boolean);
-    const grant = new o.provider.Grant({ accountId, clientId: String(params.client_id) });
+    const grant = new o.provider.Grant({ accountId: owner, clientId: String(params.client_id) });
     const known = requested.filter((s) => ['openid', 'offline_access', ...TEAM_SCOPES].includes(s));
     if (known.length) grant.addOIDCScope(known.join(' '));
     grant.addResourceScope(o.resource, requested.filter((s) => (TEAM_SCOPES as readonly string[]).includes(s)).join(' '));

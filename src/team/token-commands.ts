@@ -52,24 +52,28 @@ export async function createToken(config: Config, o: { user: string; scope?: str
     const user = await findUser(store, o.user, { option: '--user', hint: ' A person signs in to the team server once before a token is made for them.' });
     if (user.disabled) throw new InputError(`--user ${user.login} is disabled: enable them first (switchboard users enable ${user.id}), or name another person.`, 'user');
     const { token, hash } = newPersonalToken();
-    const record = await store.team.tokens.create({ userId: user.id, name, scope, tokenHash: hash, expiresAt });
+    const record = await store.team.tokens.create({ owner: user.id, name, scope, tokenHash: hash, expiresAt });
     return { token, record, user };
   });
 }
 
-export interface ListedToken extends PersonalToken {
+/** A token as `tokens list` prints it; its JSON names the person `userId`, as it always has. */
+export interface ListedToken extends Omit<PersonalToken, 'owner'> {
+  userId: string;
   login: string;
   status: 'active' | 'expired' | 'revoked';
 }
 
 export async function listTokens(config: Config, o: { user?: string } = {}): Promise<ListedToken[]> {
   return withStore(config, async (store) => {
-    const userId = o.user === undefined ? undefined : (await findUser(store, o.user, { option: '--user' })).id;
+    const only = o.user === undefined ? undefined : (await findUser(store, o.user, { option: '--user' })).id;
     const logins = new Map((await store.team.users.list()).map((u) => [u.id, u.login]));
     const now = Date.now();
-    return (await store.team.tokens.list({ userId })).map((t) => ({
+    return (await store.team.tokens.list({ owner: only })).map(({ id, owner, ...t }) => ({
+      id,
+      userId: owner,
       ...t,
-      login: logins.get(t.userId) ?? t.userId,
+      login: logins.get(owner) ?? owner,
       status: t.revokedAt !== null ? 'revoked' : Date.parse(t.expiresAt) <= now ? 'expired' : 'active',
     }));
   });

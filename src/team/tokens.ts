@@ -37,13 +37,13 @@ export function personalTokenVerifier(o: { tokens: PersonalTokenStore; users: Te
     const found = await o.tokens.findByHash(hashPersonalToken(token));
     const now = clock();
     if (!found || found.revokedAt !== null || Date.parse(found.expiresAt) <= now) return UNKNOWN;
-    const user = await o.users.get(found.userId);
+    const user = await o.users.get(found.owner);
     if (!user || user.disabled) return { invalid: 'The person this access token was issued to may no longer sign in' };
     const scopes = [found.scope];
     if (!mayRead(scopes)) return { insufficient: 'This token allows no call; it needs scope switchboard:read or switchboard' };
     const since = new Date(now - LAST_USED_EVERY_MS).toISOString();
     if (found.lastUsedAt === null || found.lastUsedAt < since) await o.tokens.touch(found.id, new Date(now).toISOString(), since);
-    return { caller: { userId: user.id, clientId: found.id, scopes, token, expiresAt: Math.floor(Date.parse(found.expiresAt) / 1000), resource: o.resource } };
+    return { caller: { owner: user.id, clientId: found.id, scopes, token, expiresAt: Math.floor(Date.parse(found.expiresAt) / 1000), resource: o.resource } };
   };
 }
 

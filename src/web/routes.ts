@@ -203,7 +203,7 @@ export function webRoutes(w: WebDeps): Route[] {
         if (!team) return sendText(res, 404, 'Not found.');
         const clear = clearPageTicketCookie(secure);
         const redeemed = await redeemPageTicket(w.deps.store, req, url.searchParams.get('ticket') ?? '');
-        const person = 'userId' in redeemed ? await w.deps.store.team.users.get(redeemed.userId) : undefined;
+        const person = 'owner' in redeemed ? await w.deps.store.team.users.get(redeemed.owner) : undefined;
         if (!person || person.disabled) {
           const [title, text] =
             'refused' in redeemed && redeemed.refused === 'elsewhere'

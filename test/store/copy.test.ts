@@ -49,7 +49,7 @@ async function seedSqlite(location: StoreLocation) {
   await store.events.recordFailure('tail-a', 3, { attempts: 3, error: 'exit code 1' });
   await store.salesCache.put(github.id, 'person', [['ada@example.com', '{"name":"Ada"}']], '2026-11-20T09:00:00.000Z');
   const admin = await store.team.users.signIn({ provider: 'github', subject: '1001', login: 'ada', email: 'ada@example.com' });
-  await store.team.tokens.create({ userId: admin.id, name: 'nightly agent', scope: 'switchboard:read', tokenHash: 'ab'.repeat(32), expiresAt: '2099-01-01T00:00:00.000Z' });
+  await store.team.tokens.create({ owner: admin.id, name: 'nightly agent', scope: 'switchboard:read', tokenHash: 'ab'.repeat(32), expiresAt: '2099-01-01T00:00:00.000Z' });
   await store.team.tokens.touch((await store.team.tokens.list())[0]!.id, '2026-11-20T09:00:00.000Z', '2026-11-20T08:59:00.000Z');
   await store.team.users.setDisabled(admin.id, true);
   await store.leases.acquire('poll:somewhere', 'instance-1', 60_000);

@@ -131,7 +131,7 @@ describe.each(ADAPTERS)('team store on $name', (adapter) => {
   });
 
   describe('personal access tokens', () => {
-    const tokenFor = (userId: string, tokenHash: string, scope = 'switchboard:read') => ({ userId, name: 'agent', scope, tokenHash, expiresAt: '2099-01-01T00:00:00.000Z' });
+    const tokenFor = (owner: string, tokenHash: string, scope = 'switchboard:read') => ({ owner, name: 'agent', scope, tokenHash, expiresAt: '2099-01-01T00:00:00.000Z' });
 
     it('are found by hash, listed per person without it, revoked once, and all of a person revoked together', async () => {
       const ada = await a.team.users.signIn(person('1'));
@@ -141,7 +141,7 @@ describe.each(ADAPTERS)('team store on $name', (adapter) => {
       const bobs = await a.team.tokens.create(tokenFor(bob.id, 'c'.repeat(64)));
       expect(first).toEqual({
         id: expect.stringMatching(/^pat_[0-9a-f]{16}$/),
-        userId: ada.id,
+        owner: ada.id,
         name: 'agent',
         scope: 'switchboard',
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -152,7 +152,7 @@ describe.each(ADAPTERS)('team store on $name', (adapter) => {
       expect(await b.team.tokens.findByHash('b'.repeat(64))).toEqual(second);
       expect(await b.team.tokens.findByHash('d'.repeat(64))).toBeUndefined();
       expect((await b.team.tokens.list()).map((t) => t.id).sort()).toEqual([first.id, second.id, bobs.id].sort());
-      expect((await b.team.tokens.list({ userId: bob.id })).map((t) => t.id)).toEqual([bobs.id]);
+      expect((await b.team.tokens.list({ owner: bob.id })).map((t) => t.id)).toEqual([bobs.id]);
       expect(JSON.stringify(await b.team.tokens.list())).not.toContain('a'.repeat(64));
       await expect(a.team.tokens.create(tokenFor(bob.id, 'a'.repeat(64)))).rejects.toThrow();
 
@@ -189,7 +189,7 @@ describe.each(ADAPTERS)('team store on $name', (adapter) => {
 
   it('secrets rotate drops the records and keys, and keeps the people and their personal access tokens', async () => {
     const user = await a.team.users.signIn(person('1'));
-    const token = await a.team.tokens.create({ userId: user.id, name: null, scope: 'switchboard', tokenHash: '0'.repeat(64), expiresAt: '2099-01-01T00:00:00.000Z' });
+    const token = await a.team.tokens.create({ owner: user.id, name: null, scope: 'switchboard', tokenHash: '0'.repeat(64), expiresAt: '2099-01-01T00:00:00.000Z' });
     await a.team.records.put('Client', 'client-1', '{}', {});
     await a.team.keys.ensure('jwks', () => 'old');
     await a.close();

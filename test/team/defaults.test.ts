@@ -40,7 +40,7 @@ interface Person {
 async function person(server: TeamServer, store: Store, login: string): Promise<Person> {
   const user = await store.team.users.signIn({ provider: 'github', subject: `id-${login}`, login, email: `${login}@contoso.example` });
   const { token, hash } = newPersonalToken();
-  await store.team.tokens.create({ userId: user.id, name: 'defaults', scope: 'switchboard', tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
+  await store.team.tokens.create({ owner: user.id, name: 'defaults', scope: 'switchboard', tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
   const client = new Client({ name: login, version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   closers.push(() => client.close());

@@ -46,7 +46,7 @@ interface Person {
 async function person(server: TeamServer, store: Store, login: string, email: string, scope = 'switchboard'): Promise<Person> {
   const user = await store.team.users.signIn({ provider: 'github', subject: `id-${login}`, login, email });
   const { token, hash } = newPersonalToken();
-  await store.team.tokens.create({ userId: user.id, name: 'isolation', scope, tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
+  await store.team.tokens.create({ owner: user.id, name: 'isolation', scope, tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
   const headers = { authorization: `Bearer ${token}` };
   const modern = new Client({ name: login, version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await modern.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } }));

@@ -121,8 +121,8 @@ describe('docs/team.md: people sign in', () => {
     await store.accounts.share(bot.id, ada.id);
     await store.ownedBy(ada.id).accounts.add({ provider: 'github', label: 'ada-work', secret: { kind: 'token', token: 'ghp_readme_ada_token' } });
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-    const adas = await store.team.tokens.create({ userId: ada.id, name: 'nightly triage', scope: 'switchboard:read', tokenHash: newPersonalToken().hash, expiresAt });
-    const bobs = await store.team.tokens.create({ userId: bob.id, name: 'ci step', scope: 'switchboard', tokenHash: newPersonalToken().hash, expiresAt });
+    const adas = await store.team.tokens.create({ owner: ada.id, name: 'nightly triage', scope: 'switchboard:read', tokenHash: newPersonalToken().hash, expiresAt });
+    const bobs = await store.team.tokens.create({ owner: bob.id, name: 'ci step', scope: 'switchboard', tokenHash: newPersonalToken().hash, expiresAt });
     const env = { PATH: process.env.PATH ?? '', SWITCHBOARD_DATA_DIR: location.dataDir, SWITCHBOARD_SECRET_KEY: 'readme key' };
 
     const outputs: string[] = [];

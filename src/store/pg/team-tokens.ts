@@ -9,13 +9,13 @@ export function pgTeamTokens(sql: Sql): PersonalTokenStore {
     async create(input) {
       const [row] = await sql<PersonalTokenRow[]>`
         INSERT INTO team_tokens (id, user_id, name, scope, token_hash, created_at, expires_at)
-        VALUES (${newTokenId()}, ${input.userId}, ${input.name}, ${input.scope}, ${input.tokenHash}, ${new Date().toISOString()}, ${input.expiresAt})
+        VALUES (${newTokenId()}, ${input.owner}, ${input.name}, ${input.scope}, ${input.tokenHash}, ${new Date().toISOString()}, ${input.expiresAt})
         RETURNING ${columns}`;
       return toPersonalToken(row!);
     },
     async list(options = {}) {
       const rows = await sql<PersonalTokenRow[]>`
-        SELECT ${columns} FROM team_tokens ${options.userId === undefined ? sql`` : sql`WHERE user_id = ${options.userId}`} ORDER BY created_at, id`;
+        SELECT ${columns} FROM team_tokens ${options.owner === undefined ? sql`` : sql`WHERE user_id = ${options.owner}`} ORDER BY created_at, id`;
       return rows.map(toPersonalToken);
     },
     async get(id) {
@@ -31,9 +31,9 @@ export function pgTeamTokens(sql: Sql): PersonalTokenStore {
         UPDATE team_tokens SET revoked_at = COALESCE(revoked_at, ${new Date().toISOString()}) WHERE id = ${id} RETURNING ${columns}`;
       return row && toPersonalToken(row);
     },
-    async revokeAll(userId) {
+    async revokeAll(owner) {
       const now = new Date().toISOString();
-      const { count } = await sql`UPDATE team_tokens SET revoked_at = ${now} WHERE user_id = ${userId} AND revoked_at IS NULL AND expires_at > ${now}`;
+      const { count } = await sql`UPDATE team_tokens SET revoked_at = ${now} WHERE user_id = ${owner} AND revoked_at IS NULL AND expires_at > ${now}`;
       return count;
     },
     async touch(id, at, unlessSince) {

@@ -11,7 +11,7 @@ export function sqliteTeamTokens(db: Database.Database): PersonalTokenStore {
       const row = one(
         `INSERT INTO team_tokens (id, user_id, name, scope, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${TOKEN_COLUMNS}`,
         newTokenId(),
-        input.userId,
+        input.owner,
         input.name,
         input.scope,
         input.tokenHash,
@@ -21,8 +21,8 @@ export function sqliteTeamTokens(db: Database.Database): PersonalTokenStore {
       return toPersonalToken(row!);
     },
     async list(options = {}) {
-      const where = options.userId === undefined ? '' : 'WHERE user_id = ?';
-      const rows = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM team_tokens ${where} ORDER BY created_at, id`).all(...(options.userId === undefined ? [] : [options.userId]));
+      const where = options.owner === undefined ? '' : 'WHERE user_id = ?';
+      const rows = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM team_tokens ${where} ORDER BY created_at, id`).all(...(options.owner === undefined ? [] : [options.owner]));
       return (rows as PersonalTokenRow[]).map(toPersonalToken);
     },
     async get(id) {
@@ -37,9 +37,9 @@ export function sqliteTeamTokens(db: Database.Database): PersonalTokenStore {
       const row = one(`UPDATE team_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING ${TOKEN_COLUMNS}`, new Date().toISOString(), id);
       return row && toPersonalToken(row);
     },
-    async revokeAll(userId) {
+    async revokeAll(owner) {
       const now = new Date().toISOString();
-      return db.prepare('UPDATE team_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?').run(now, userId, now).changes;
+      return db.prepare('UPDATE team_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?').run(now, owner, now).changes;
     },
     async touch(id, at, unlessSince) {
       db.prepare('UPDATE team_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)').run(at, id, unlessSince);

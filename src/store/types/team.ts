@@ -76,7 +76,8 @@ export interface TeamKeyStore {
 /** A personal access token as the store keeps it: never the token, only its SHA-256 hash (which no listing returns). */
 export interface PersonalToken {
   id: string;
-  userId: string;
+  /** The person the token stands for (stored as user_id). */
+  owner: string;
   name: string | null;
   /** `switchboard` or `switchboard:read`. */
   scope: string;
@@ -87,7 +88,7 @@ export interface PersonalToken {
 }
 
 export interface NewPersonalToken {
-  userId: string;
+  owner: string;
   name: string | null;
   scope: string;
   tokenHash: string;
@@ -97,14 +98,14 @@ export interface NewPersonalToken {
 /** Tokens made on the command line for headless agents, each standing for one person. */
 export interface PersonalTokenStore {
   create(input: NewPersonalToken): Promise<PersonalToken>;
-  /** Oldest first; only this person's when `userId` is given. */
-  list(options?: { userId?: string }): Promise<PersonalToken[]>;
+  /** Oldest first; only this person's when `owner` is given. */
+  list(options?: { owner?: string }): Promise<PersonalToken[]>;
   get(id: string): Promise<PersonalToken | undefined>;
   findByHash(tokenHash: string): Promise<PersonalToken | undefined>;
   /** Revokes a token now; one already revoked keeps its first revocation time. Undefined for an unknown id. */
   revoke(id: string): Promise<PersonalToken | undefined>;
   /** Revokes every token of the person that still works (neither revoked nor expired), and says how many that was. */
-  revokeAll(userId: string): Promise<number>;
+  revokeAll(owner: string): Promise<number>;
   /** Records a use at `at`, unless one was recorded after `unlessSince` (so busy tokens write once a minute, not per call). */
   touch(id: string, at: string, unlessSince: string): Promise<void>;
 }
