@@ -2,7 +2,7 @@ import { newTokenId, toPersonalToken, TOKEN_COLUMNS, type PersonalTokenRow } fro
 import type { PersonalTokenStore } from '../types.js';
 import type { Sql } from './connection.js';
 
-/** The same rows as the SQLite adapter (src/store/team-tokens.ts). */
+/** The same rows as the SQLite adapter (src/store/sqlite/team-tokens.ts). */
 export function pgTeamTokens(sql: Sql): PersonalTokenStore {
   const columns = sql.unsafe(TOKEN_COLUMNS);
   return {
