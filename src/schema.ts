@@ -19,6 +19,21 @@ export function outputJsonSchema(schema: z.ZodType): JsonSchema {
   return portable(prune(toJson(schema, 'output')));
 }
 
+/**
+ * An event's payload as JSON Schema 2020-12: typed and portable as an output schema is, but closed at every object
+ * level (additionalProperties: false), so a payload that validates carries no field the schema does not name.
+ */
+export function payloadJsonSchema(schema: ObjectSchema): JsonSchema {
+  return closed(portable(prune(toJson(schema, 'output')))) as JsonSchema;
+}
+
+function closed(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(closed);
+  if (!node || typeof node !== 'object') return node;
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as JsonSchema).map(([name, sub]) => [name, closed(sub)])) : closed(v)]));
+  return out.type === 'object' ? { ...out, additionalProperties: false } : out;
+}
+
 function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as JsonSchema;
   delete out.$schema;
