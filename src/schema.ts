@@ -43,7 +43,8 @@ function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 /**
  * Keywords that tell a model little for their tokens: JSON object keys are always strings, safe-integer bounds
  * are no bounds, and an empty string or an unknown nested field is refused by name when called anyway. With
- * dropEchoes, so is a field's description that only repeats its name ("jobTitle": "Job title").
+ * dropEchoes, so is a field's description that only repeats its name ("jobTitle": "Job title"). A date-time's format
+ * says what zod's long pattern for it spells out.
  */
 function prune(node: JsonSchema, options: { dropEchoes?: boolean } = {}): JsonSchema {
   const walk = (n: unknown): unknown => {
@@ -58,6 +59,7 @@ function prune(node: JsonSchema, options: { dropEchoes?: boolean } = {}): JsonSc
         out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([name, field]) => [name, withoutEcho(name, walk(field) as JsonSchema)]));
       } else out[k] = walk(v);
     }
+    if (out.format === 'date-time') delete out.pattern;
     return out;
   };
   return walk(node) as JsonSchema;
