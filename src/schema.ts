@@ -19,6 +19,21 @@ export function outputJsonSchema(schema: z.ZodType): JsonSchema {
   return portable(prune(toJson(schema, 'output')));
 }
 
+/**
+ * An event's payload as JSON Schema 2020-12: typed and portable as an output schema is, but closed at every object
+ * level (additionalProperties: false), so a payload that validates carries no field the schema does not name.
+ */
+export function payloadJsonSchema(schema: ObjectSchema): JsonSchema {
+  return closed(portable(prune(toJson(schema, 'output')))) as JsonSchema;
+}
+
+function closed(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(closed);
+  if (!node || typeof node !== 'object') return node;
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as JsonSchema).map(([name, sub]) => [name, closed(sub)])) : closed(v)]));
+  return out.type === 'object' ? { ...out, additionalProperties: false } : out;
+}
+
 function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as JsonSchema;
   delete out.$schema;
@@ -28,7 +43,8 @@ function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 /**
  * Keywords that tell a model little for their tokens: JSON object keys are always strings, safe-integer bounds
  * are no bounds, and an empty string or an unknown nested field is refused by name when called anyway. With
- * dropEchoes, so is a field's description that only repeats its name ("jobTitle": "Job title").
+ * dropEchoes, so is a field's description that only repeats its name ("jobTitle": "Job title"). A date-time's format
+ * says what zod's long pattern for it spells out.
  */
 function prune(node: JsonSchema, options: { dropEchoes?: boolean } = {}): JsonSchema {
   const walk = (n: unknown): unknown => {
@@ -43,6 +59,7 @@ function prune(node: JsonSchema, options: { dropEchoes?: boolean } = {}): JsonSc
         out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([name, field]) => [name, withoutEcho(name, walk(field) as JsonSchema)]));
       } else out[k] = walk(v);
     }
+    if (out.format === 'date-time') delete out.pattern;
     return out;
   };
   return walk(node) as JsonSchema;

@@ -24,6 +24,8 @@ export interface TriggerKind {
   connector: Provider;
   description: string;
   config: ObjectSchema;
+  /** The shape of each event's payload as this kind renders it: every field named and typed, none other (payloadJsonSchema). */
+  payload: ObjectSchema;
   /** Config fields of which exactly one must be given (GitHub: repo or org); the config schema refuses none or both too. */
   exactlyOneOf?: string[];
   /** Polled sources: how often, and one poll. The first poll (no state) sets a baseline and fires nothing. */

@@ -27,6 +27,7 @@ function countingKind(counts: Map<string, number>, name: string): TriggerKind {
     connector: 'outlook',
     description: 'test',
     config: z.object({}),
+    payload: z.object({}),
     poll: {
       intervalMs: () => 30,
       async run({ trigger, now }) {
@@ -106,6 +107,7 @@ describe('runner polls on request', () => {
       connector: 'outlook',
       description: 'test',
       config: z.object({}),
+      payload: z.object({}),
       poll: {
         intervalMs: () => 60_000,
         async run({ trigger, now }) {

@@ -3,6 +3,7 @@ import { InputError } from '../../errors.js';
 import type { Api } from '../../http/client.js';
 import type { NewEvent } from '../../store/types.js';
 import { DEFAULT_POLL_INTERVAL_S, type PollContext, type PollResult, type SetupContext, type SetupResult, type TriggerKind } from '../../contracts/triggers.js';
+import { text, time, url } from './payloads.js';
 import { clip, isoTime, line, login } from './webhooks.js';
 
 /**
@@ -130,6 +131,16 @@ export const newGist: TriggerKind = {
     "Each new gist of a user (default: the account's own, secret ones included). GitHub has no gist webhook, so this is polled " +
     '(GET /gists or /users/{username}/gists?since=, conditional requests): an event arrives within one poll interval (default 60 s, at least 30 s).',
   config: gistConfig,
+  payload: z.strictObject({
+    id: z.string().describe('Gist id'),
+    html_url: url('Gist page'),
+    description: text('Gist description, cut at 300 characters'),
+    public: z.boolean().nullable().describe('false for a secret gist'),
+    owner: z.string().describe('Owner (GitHub login)'),
+    files: z.array(z.string()).describe('File names, at most 20'),
+    created_at: time('When it was created'),
+    updated_at: time('When it last changed'),
+  }),
   provider: { setup: async (ctx) => ({ next: setupText(ctx.config.username ? `public gists of ${ctx.config.username}` : 'your gists', ctx.config, 'within one poll interval') }) },
   poll: {
     intervalMs,
@@ -204,6 +215,20 @@ export const newMention: TriggerKind = {
     'polled from GET /notifications?participating=true&all=true (reasons mention, team_mention) with conditional requests and GitHub\'s X-Poll-Interval: ' +
     'an event arrives within one poll interval (default 60 s). Needs a token with the notifications or repo scope (classic or OAuth; fine-grained tokens cannot read notifications).',
   config: mentionConfig,
+  payload: z.strictObject({
+    thread_id: text('Notification thread id'),
+    reason: z.enum(['mention', 'team_mention']).describe('mention: you; team_mention: a team of yours'),
+    unread: z.boolean().nullable(),
+    repository: text('Repository as "owner/name"'),
+    subject: z.strictObject({
+      type: text('Issue, PullRequest, Commit, Release or Discussion'),
+      title: text('Its title'),
+      url: url('Its API URL'),
+      html_url: url('Its page; null when it cannot be derived from the API URL'),
+      latest_comment_url: url('API URL of the latest comment'),
+    }),
+    updated_at: time('When the thread last changed'),
+  }),
   provider: { setup: mentionSetup },
   poll: {
     intervalMs,
@@ -304,6 +329,11 @@ export const newWatcher: TriggerKind = {
     'Each new watcher (subscriber to notifications) of a repository. GitHub sends no webhook for watching (its `watch` event is a star), so this is polled: ' +
     'GET /repos/{owner}/{repo}/subscribers, compared with the last list, with conditional requests; an event arrives within one poll interval (default 60 s). Up to 1,000 watchers are compared.',
   config: watcherConfig,
+  payload: z.strictObject({
+    repository: z.string().describe('Repository as "owner/name"'),
+    watcher: z.string().describe('The new watcher (GitHub login)'),
+    html_url: z.string().describe("The watcher's profile page"),
+  }),
   provider: { setup: async (ctx) => ({ next: setupText(`the watchers of ${ctx.config.repo}`, ctx.config, 'within one poll interval') }) },
   poll: { intervalMs, run: pollWatchers },
 };

@@ -3,6 +3,7 @@ import { InputError } from '../../errors.js';
 import type { NewEvent, Trigger } from '../../store/types.js';
 import type { PollContext, PollResult, SetupContext, SetupResult, TriggerKind, WebhookDelivery } from '../../contracts/triggers.js';
 import { deliveryUrl, joinHook, leaveHook, orgTarget, repoTarget } from './hooks.js';
+import { envelopeShape } from './payloads.js';
 import { intervalMs, pollIntervalShape } from './polled.js';
 import { githubWebhookIntake } from './webhook-intake.js';
 import { HOOK_EVENTS, isoTime, issueShape, kindsFor, login, type Classified, type GithubPayload } from './webhooks.js';
@@ -31,6 +32,8 @@ export interface Spec {
   events?(cfg: Cfg): string[];
   accept?(c: Classified, p: GithubPayload, cfg: Cfg): boolean;
   render(p: GithubPayload, c: Classified): Rendered;
+  /** The shape of render's payload; the event adds the fields of envelopeShape before it. */
+  payload: z.ZodRawShape;
   /** A polled variant, chosen with config.mode "poll" (repository targets only, unless org_or_account). */
   poll?: { what(cfg: Cfg): string; run(ctx: PollContext, spec: Spec): Promise<PollResult> };
 }
@@ -161,6 +164,7 @@ export function define(spec: Spec): TriggerKind {
     connector: 'github',
     description: spec.description,
     config: configOf(spec),
+    payload: z.strictObject({ ...envelopeShape, ...spec.payload }),
     ...((spec.target ?? 'repo_or_org') === 'repo_or_org' ? { exactlyOneOf: ['repo', 'org'] } : {}),
     webhook: { ...githubWebhookIntake, match: (d, c) => match(spec, d, c) },
     provider: { setup: (ctx) => setup(spec, ctx), teardown: (ctx) => leaveHook(ctx, eventsOfTrigger) },

@@ -1,6 +1,7 @@
 import * as z from 'zod/v4';
 import { pollList } from './polled.js';
 import { define, hasLabel, inList, names, polledEvent, ref, repoPath, who, type Cfg } from './triggers.define.js';
+import { actor, int, issueSchema, pullRequestSchema, text, time, url } from './payloads.js';
 import { ISSUE_CHANGES, PULL_CHANGES, REVIEW_STATES, clip, issueShape, line, login, pullShape, type Classified, type GithubPayload } from './webhooks.js';
 
 /** Issue and pull request kinds of the specification (6.2). */
@@ -19,6 +20,7 @@ export const newIssue = define({
   filters: { labels: names('Only issues carrying one of these labels (at opening)') },
   accept: (_c, p, cfg) => hasLabel(cfg, p.issue),
   render: issueRender(() => 'opened'),
+  payload: { issue: issueSchema },
   poll: {
     what: (cfg) => `new issues of ${cfg.repo}`,
     run: (ctx, spec) => {
@@ -69,6 +71,16 @@ export const updatedIssue = define({
       },
     };
   },
+  payload: {
+    change: text('What changed: title, body (both comma-joined when both were edited), labels, assignees or state; null for an edit of neither title nor body'),
+    issue: issueSchema,
+    label: text('The label added or removed (labels changes)').optional(),
+    assignee: actor('Who was assigned or unassigned (assignees changes)').optional(),
+    changes: z
+      .strictObject({ title_from: z.string().optional().describe('The title before the edit'), body_from: z.string().optional().describe('The body before the edit, cut at 300 characters') })
+      .optional()
+      .describe('The previous title or body, for edits of either'),
+  },
 });
 
 const pullRender = (verb: (p: GithubPayload, c: Classified) => string) => (p: GithubPayload, c: Classified) => ({
@@ -88,6 +100,7 @@ export const newPullRequest = define({
   accept: (c, p, cfg) =>
     (c.detail !== 'reopened' || cfg.include_reopened === true) && (cfg.include_drafts !== false || !p.pull_request?.draft) && (!cfg.base || p.pull_request?.base?.ref === cfg.base),
   render: pullRender((p, c) => `${c.detail}${p.pull_request?.draft ? ' as a draft' : ''}`),
+  payload: { pull_request: pullRequestSchema },
 });
 
 const PULL_VERB: Record<string, (p: GithubPayload) => string> = {
@@ -116,6 +129,21 @@ export const updatedPullRequest = define({
       payload: { change: c.detail ?? null, merged: !!p.pull_request?.merged, ...base.payload, ...(p.action === 'synchronize' ? { before: p.before ?? null, after: p.after ?? null } : {}) },
     };
   },
+  payload: {
+    change: z.enum(PULL_CHANGES).describe('modified (edited, or new commits), draft, ready (for review) or closed'),
+    merged: z.boolean().describe('Whether the pull request is merged (with change closed: closed by a merge)'),
+    pull_request: pullRequestSchema,
+    before: text('Head SHA before new commits were pushed (new commits only)').optional(),
+    after: text('Head SHA after new commits were pushed (new commits only)').optional(),
+  },
+});
+
+const commentedSchema = z.strictObject({
+  number: int('Issue or pull request number'),
+  title: text('Its title'),
+  state: z.enum(['open', 'closed']).nullable(),
+  html_url: url('Its page'),
+  user: actor('Its author'),
 });
 
 export const newComment = define({
@@ -156,6 +184,20 @@ export const newComment = define({
       at: p.comment?.created_at,
     };
   },
+  payload: {
+    on: z.enum(['issue', 'pull_request', 'review_comment']).describe('issue, pull_request (its conversation) or review_comment (on its diff)'),
+    comment: z.strictObject({
+      id: int('Comment id'),
+      html_url: url('Comment page'),
+      user: actor('Author'),
+      body: text('Comment body, Markdown, cut at 1,000 characters'),
+      created_at: time('When it was written'),
+      path: text('File commented on (review comments only)').optional(),
+      line: int('Line commented on (review comments only)').optional(),
+    }),
+    issue: commentedSchema.optional().describe('The issue commented on (on: issue)'),
+    pull_request: commentedSchema.optional().describe('The pull request commented on (on: pull_request or review_comment)'),
+  },
 });
 
 export const newLabelOnIssue = define({
@@ -168,6 +210,10 @@ export const newLabelOnIssue = define({
     payload: { label: { name: p.label?.name ?? null, color: p.label?.color ?? null, description: p.label?.description ?? null }, issue: issueShape(p.issue) },
     at: p.issue?.updated_at,
   }),
+  payload: {
+    label: z.strictObject({ name: text('Label name'), color: text('Hex colour without #'), description: text('Label description') }),
+    issue: issueSchema,
+  },
 });
 
 export const newReviewRequest = define({
@@ -180,6 +226,11 @@ export const newReviewRequest = define({
     payload: { requested_reviewer: login(p.requested_reviewer), requested_team: p.requested_team?.slug ?? null, pull_request: pullShape(p.pull_request) },
     at: p.pull_request?.updated_at,
   }),
+  payload: {
+    requested_reviewer: actor('The person asked to review; null when a team was asked'),
+    requested_team: text('Slug of the team asked to review; null when a person was asked'),
+    pull_request: pullRequestSchema,
+  },
 });
 
 const REVIEW_VERB: Record<string, string> = { approved: 'approved', changes_requested: 'changes requested', commented: 'reviewed with comments' };
@@ -205,4 +256,16 @@ export const newPullRequestReview = define({
     },
     at: p.review?.submitted_at,
   }),
+  payload: {
+    review: z.strictObject({
+      id: int('Review id'),
+      state: z.enum(REVIEW_STATES),
+      user: actor('Reviewer'),
+      body: text('Review comment, Markdown, cut at 1,000 characters'),
+      html_url: url('Review page'),
+      commit_id: text('Commit SHA the review is on'),
+      submitted_at: time('When it was submitted'),
+    }),
+    pull_request: pullRequestSchema,
+  },
 });

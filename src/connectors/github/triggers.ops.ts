@@ -1,5 +1,6 @@
 import * as z from 'zod/v4';
 import { define, inList, lower, names, repoOf, who } from './triggers.define.js';
+import { actor, int, text, time, url } from './payloads.js';
 import { OUTCOMES, clip, line, login } from './webhooks.js';
 
 /** Workflow, collaboration and project kinds of the specification (6.2). */
@@ -15,6 +16,8 @@ const conclusionFilters = {
   workflow: z.string().min(1).optional().describe('Only this workflow (its name)'),
   branch: z.string().min(1).optional().describe('Only runs on this branch'),
 };
+
+const outcomeSchema = z.enum(OUTCOMES as [string, ...string[]]).describe('The outcome: succeeded, failed, cancelled, skipped, action_required, stale or unknown');
 
 export const newWorkflowRun = define({
   name: 'workflow_run_completed',
@@ -49,6 +52,25 @@ export const newWorkflowRun = define({
       },
       at: r.updated_at,
     };
+  },
+  payload: {
+    workflow_run: z.strictObject({
+      id: int('Run id'),
+      name: text('Workflow name'),
+      display_title: text('Title GitHub shows for the run (commit message or pull request title)'),
+      run_number: int('Run number within the workflow'),
+      run_attempt: int('Attempt, from 1'),
+      event: text('What started the run, e.g. push or pull_request'),
+      status: text('GitHub status; completed'),
+      conclusion: text("GitHub's conclusion: success, failure, neutral, cancelled, skipped, timed_out, action_required, stale or startup_failure"),
+      outcome: outcomeSchema,
+      head_branch: text('Branch the run was on'),
+      head_sha: text('Commit the run was on'),
+      html_url: url('Run page'),
+      actor: actor('Who started the run'),
+      created_at: time('When the run was created'),
+      updated_at: time('When the run last changed'),
+    }),
   },
 });
 
@@ -86,6 +108,24 @@ export const newWorkflowJob = define({
       at: j.completed_at,
     };
   },
+  payload: {
+    workflow_job: z.strictObject({
+      id: int('Job id'),
+      run_id: int('Id of the run the job belongs to'),
+      run_attempt: int('Attempt of that run, from 1'),
+      name: text('Job name'),
+      workflow_name: text('Workflow name'),
+      status: text('GitHub status; completed'),
+      conclusion: text("GitHub's conclusion: success, failure, neutral, cancelled, skipped, timed_out, action_required, stale or startup_failure"),
+      outcome: outcomeSchema,
+      head_branch: text('Branch the job ran on'),
+      head_sha: text('Commit the job ran on'),
+      html_url: url('Job page'),
+      runner_name: text('Runner that ran it'),
+      started_at: time('When it started'),
+      completed_at: time('When it completed'),
+    }),
+  },
 });
 
 /* ---------- Collaboration ---------- */
@@ -101,6 +141,12 @@ export const newCollaborator = define({
       summary: c.detail === 'organization' ? `${member} joined organization ${p.organization?.login}` : `${member} added as a collaborator to ${repoOf(p)} by ${who(p)}`,
       payload: { scope: c.detail ?? null, member, permission: p.changes?.permission?.to ?? null, role: p.membership?.role ?? null },
     };
+  },
+  payload: {
+    scope: z.enum(['repository', 'organization']).describe('repository: added as a collaborator; organization: joined the organization'),
+    member: actor('Who was added'),
+    permission: text('Repository permission given, e.g. write (repository scope, when GitHub says)'),
+    role: text('Organization role, e.g. member or admin (organization scope)'),
   },
 });
 
@@ -141,6 +187,19 @@ export const projectItemStatusChanged = define({
       at: item.updated_at,
     };
   },
+  payload: {
+    item: z.strictObject({
+      id: int('Project item id'),
+      node_id: text('Project item node id (GraphQL)'),
+      content_type: text('Issue, PullRequest or DraftIssue'),
+      content_node_id: text('Node id of the issue, pull request or draft'),
+      project_node_id: text('Node id of the project'),
+    }),
+    field: z.strictObject({ node_id: text('Field node id'), name: text('Field name, when GitHub names it'), type: text('Field type: single_select') }),
+    project_number: int('Project number, when GitHub names it'),
+    from: text('Option before the change'),
+    to: text('Option after the change'),
+  },
 });
 
 export const newCardInColumn = define({
@@ -157,5 +216,16 @@ export const newCardInColumn = define({
       payload: { card: { id: card.id ?? null, note: clip(card.note), column_id: card.column_id ?? null, content_url: card.content_url ?? null, project_url: card.project_url ?? null, creator: login(card.creator), created_at: card.created_at ?? null } },
       at: card.created_at,
     };
+  },
+  payload: {
+    card: z.strictObject({
+      id: int('Card id'),
+      note: text('Card note, cut at 1,000 characters; null for a card of an issue or pull request'),
+      column_id: int('Column id'),
+      content_url: url('API URL of the issue or pull request on the card'),
+      project_url: url('API URL of the project'),
+      creator: actor('Who added the card'),
+      created_at: time('When it was added'),
+    }),
   },
 });

@@ -1,6 +1,7 @@
 import * as z from 'zod/v4';
 import { pollList } from './polled.js';
 import { branchOf, define, lower, polledEvent, repoOf, repoPath, who, type Cfg } from './triggers.define.js';
+import { actor, int, releaseSchema, repositorySchema, text, time, url } from './payloads.js';
 import { clip, line, login, releaseShape, repoShape, type GithubPayload } from './webhooks.js';
 
 /** Repository, commit and branch, release and discussion kinds of the specification (6.2). */
@@ -14,6 +15,7 @@ export const newRepository = define({
     'Each new repository. With "org": instant, from an organization webhook (repository.created; needs an org owner). Without it, your personal account: ' +
     'GitHub has no account-wide webhook, so it is polled (GET /user/repos sorted by creation, conditional requests), an event within one poll interval (default 60 s).',
   render: (p) => ({ summary: `New repository ${p.repository?.full_name} created by ${who(p)}`, payload: { repo: repoShape(p.repository) }, at: p.repository?.created_at }),
+  payload: { repo: repositorySchema.describe('The new repository') },
   poll: {
     what: (cfg) => (cfg.org ? `new repositories of ${cfg.org}` : "your account's new repositories"),
     run: (ctx, spec) => {
@@ -35,6 +37,7 @@ export const newFork = define({
   name: 'new_fork',
   description: 'Each new fork of a repository (or of any repository of an organization), instantly from a webhook (fork event).',
   render: (p) => ({ summary: `${p.repository?.full_name} forked to ${p.forkee?.full_name} by ${who(p)}`, payload: { fork: repoShape(p.forkee) }, at: p.forkee?.created_at }),
+  payload: { fork: repositorySchema.describe('The new fork') },
 });
 
 export const newStar = define({
@@ -45,12 +48,14 @@ export const newStar = define({
     payload: { starred_at: p.starred_at ?? null, stargazers_count: p.repository?.stargazers_count ?? null },
     at: p.starred_at,
   }),
+  payload: { starred_at: time('When the star was given'), stargazers_count: int('Stars the repository has now') },
 });
 
 export const newTag = define({
   name: 'new_tag',
   description: 'Each new tag, instantly from a webhook (create event with ref_type tag). GitHub sends none when more than three tags are pushed at once.',
   render: (p) => ({ summary: `${repoOf(p)}: tag ${p.ref} created by ${who(p)}`, payload: { ref: p.ref ?? null, ref_type: 'tag' } }),
+  payload: { ref: text('Tag name'), ref_type: z.literal('tag') },
 });
 
 /* ---------- Commits and branches ---------- */
@@ -86,6 +91,21 @@ export const newCommit = define({
       at: commit.timestamp,
     };
   },
+  payload: {
+    ref: text('Full ref pushed to, e.g. "refs/heads/main"'),
+    branch: text('Branch name; null for a tag'),
+    pusher: text('Name of who pushed'),
+    commit: z.strictObject({
+      sha: text('Commit SHA'),
+      message: text('Commit message, cut at 1,000 characters'),
+      url: url('Commit page'),
+      timestamp: time('Commit time'),
+      author: z.strictObject({ name: text('Author name'), email: text('Author email'), username: text('Author GitHub login, when GitHub knows it') }),
+      added: z.number().int().describe('Files added'),
+      removed: z.number().int().describe('Files removed'),
+      modified: z.number().int().describe('Files modified'),
+    }),
+  },
 });
 
 export const newPush = define({
@@ -120,12 +140,30 @@ export const newPush = define({
       at: p.head_commit?.timestamp ?? p.repository?.pushed_at,
     };
   },
+  payload: {
+    ref: text('Full ref pushed to, e.g. "refs/heads/main" or "refs/tags/v1.0"'),
+    ref_type: z.enum(['branch', 'tag']),
+    ref_name: z.string().describe('Branch or tag name without refs/heads/ or refs/tags/'),
+    before: text('SHA the ref pointed at before the push'),
+    after: text('SHA the ref points at after the push'),
+    created: z.boolean().describe('The push created the ref'),
+    deleted: z.boolean().describe('The push deleted the ref'),
+    forced: z.boolean().describe('The push was forced'),
+    compare: url('Page comparing before and after'),
+    commits: z.number().int().describe('Commits in the push'),
+    pusher: z.string().describe('Name of who pushed'),
+    head_commit: z
+      .strictObject({ sha: text('Commit SHA'), message: z.string().describe('First line of the message'), timestamp: time('Commit time'), url: url('Commit page') })
+      .nullable()
+      .describe('The newest commit; null when the push deleted the ref'),
+  },
 });
 
 export const newBranch = define({
   name: 'new_branch',
   description: 'Each new branch, instantly from a webhook (create event with ref_type branch).',
   render: (p) => ({ summary: `${repoOf(p)}: branch ${p.ref} created by ${who(p)}`, payload: { ref: p.ref ?? null, ref_type: 'branch', master_branch: p.master_branch ?? null } }),
+  payload: { ref: text('Branch name'), ref_type: z.literal('branch'), master_branch: text("The repository's default branch") },
 });
 
 /* ---------- Other ---------- */
@@ -140,6 +178,7 @@ export const newRelease = define({
     payload: { release: releaseShape(p.release) },
     at: p.release?.published_at,
   }),
+  payload: { release: releaseSchema },
   poll: {
     what: (cfg) => `new releases of ${cfg.repo}`,
     run: (ctx, spec) => {
@@ -169,6 +208,18 @@ export const newDiscussion = define({
       at: d.created_at,
     };
   },
+  payload: {
+    discussion: z.strictObject({
+      number: int('Discussion number'),
+      title: text('Discussion title'),
+      html_url: url('Discussion page'),
+      category: text('Category name'),
+      user: actor('Author'),
+      state: text('open, closed or locked'),
+      created_at: time('When it was opened'),
+      body: text('Discussion body, Markdown, cut at 1,000 characters'),
+    }),
+  },
 });
 
 export const newDiscussionComment = define({
@@ -185,5 +236,16 @@ export const newDiscussionComment = define({
       },
       at: cm.created_at,
     };
+  },
+  payload: {
+    comment: z.strictObject({
+      id: int('Comment id'),
+      html_url: url('Comment page'),
+      user: actor('Author'),
+      body: text('Comment body, Markdown, cut at 1,000 characters'),
+      parent_id: int('The comment this one answers; null for a top-level comment'),
+      created_at: time('When it was written'),
+    }),
+    discussion: z.strictObject({ number: int('Discussion number'), title: text('Discussion title'), html_url: url('Discussion page') }),
   },
 });

@@ -58,6 +58,22 @@ function watched(c: Config): WatchedFolder {
   };
 }
 
+const address = z.strictObject({ name: z.string().nullable().describe('Display name'), address: z.string().nullable().describe('Email address') });
+
+const payload = z.strictObject({
+  message_id: z.string().describe('Graph message id; outlook_api_call GET /me/messages/{id} reads the whole message'),
+  subject: z.string().nullable(),
+  from: address.nullable().describe('Sender; null when Graph gives none'),
+  to: z.array(address).describe('To recipients'),
+  receivedDateTime: z.iso.datetime({ offset: true }).nullable().describe('When it arrived'),
+  bodyPreview: z.string().nullable().describe('The first 255 characters of the body, as text'),
+  hasAttachments: z.boolean(),
+  attachments: z.array(z.strictObject({ name: z.string(), size: z.number().int().describe('Bytes') })).describe('Attachments, each at most 25 MB'),
+  webLink: z.string().nullable().describe('Opens the message in Outlook on the web'),
+  folder: z.string().describe('Folder watched: an id or well-known name such as inbox'),
+  mailbox: z.string().optional().describe('Shared mailbox watched, when not your own'),
+});
+
 interface GraphMessage {
   id: string;
   '@removed'?: unknown;
@@ -88,6 +104,7 @@ export const newEmail: TriggerKind = {
   description:
     'Each new email in a folder (default inbox), optionally narrowed by a filter; found with Graph delta queries, at once on a Graph change notification when the server has a public URL.',
   config,
+  payload,
   poll: {
     intervalMs: (c) => watched(c as Config).pollMs,
     run: pollNewEmail,

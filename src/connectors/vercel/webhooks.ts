@@ -63,6 +63,26 @@ const config = z
 
 type Config = z.output<typeof config>;
 
+const text = (what: string) => z.string().nullable().describe(what);
+
+function payloadOf(outcome: Outcome) {
+  const names = Object.keys(VERCEL_EVENT_OUTCOMES).filter((name) => VERCEL_EVENT_OUTCOMES[name] === outcome) as [string, ...string[]];
+  return z.strictObject({
+    type: z.enum(names).describe("Vercel's event name (current or legacy)"),
+    delivery_id: z.string().describe("Vercel's id of this delivery"),
+    deployment_id: text('Deployment id (dpl_...)'),
+    name: text('Project name'),
+    url: text('Deployment URL (https://...)'),
+    project_id: text('Project id (prj_...)'),
+    target: text('production, or null for a preview deployment'),
+    ref: text('Git branch deployed, when it came from Git'),
+    sha: text('Git commit deployed, when it came from Git'),
+    commit_message: text('Commit message, when it came from GitHub'),
+    inspector_url: text("Deployment's page in the Vercel dashboard"),
+    team_id: text('Team id; null for a personal account'),
+  });
+}
+
 interface DeploymentPayload {
   deployment?: { id?: string; url?: string; name?: string; meta?: Record<string, string>; inspectorUrl?: string };
   project?: { id?: string };
@@ -221,6 +241,7 @@ function deploymentKind(outcome: Outcome, description: string): TriggerKind {
     connector: 'vercel',
     description,
     config,
+    payload: payloadOf(outcome),
     webhook: { ...vercelWebhookIntake, match: (delivery, cfg) => match(outcome, delivery, cfg as Config) },
     provider: { setup: (ctx) => setup(outcome, ctx), teardown },
   };
