@@ -82,6 +82,9 @@ export interface PushSource {
   next(config: Record<string, unknown>, account: Account, publicUrl: string | undefined): string;
 }
 
+/** The resource that lists a trigger's events: named by resources, notifications and MCP event bodies alike. */
+export const eventsUri = (triggerId: string) => `switchboard://triggers/${triggerId}/events`;
+
 export const DEFAULT_POLL_INTERVAL_S = 60;
 export const MIN_POLL_INTERVAL_S = 10;
 
