@@ -28,15 +28,19 @@ export function checkWebhookSecret(secret: unknown): string {
 }
 
 /**
- * Why a callback may not be sent to, judged without DNS; undefined when it may. Plain http reaches only the loopback
- * literals the clients' own test receivers listen on, unless the operator allows private networks.
+ * Why a callback's scheme is refused: plain http reaches only the loopback literals the clients' own test receivers
+ * listen on, unless the operator allows private networks.
  */
+function schemeRefusal(url: URL, allowPrivate: boolean): string | undefined {
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol !== 'http:') return `${url.protocol} is not https`;
+  if (LOOPBACK_LITERALS.has(url.hostname) || allowPrivate) return undefined;
+  return `plain http is accepted only to http://127.0.0.1 or http://[::1] (or with ${ALLOW_PRIVATE_SETTING}=1); use https`;
+}
+
+/** Why a callback may not be sent to, judged without DNS (the dispatcher checks each address it connects to). */
 export function callbackRefusal(url: URL, allowPrivate: boolean): string | undefined {
-  if (url.protocol === 'http:' && !LOOPBACK_LITERALS.has(url.hostname) && !allowPrivate) {
-    return `plain http is accepted only to http://127.0.0.1 or http://[::1] (or with ${ALLOW_PRIVATE_SETTING}=1); use https`;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} is not https`;
-  return hostRefusal(url, allowPrivate);
+  return schemeRefusal(url, allowPrivate) ?? hostRefusal(url, allowPrivate);
 }
 
 /** A webhook callback URL as given, checked as forward URLs are and held to https; kept byte for byte. */
@@ -45,8 +49,9 @@ export async function checkCallbackUrl(url: unknown, allowPrivate: boolean, reso
   if (url.length > MAX_CALLBACK_URL_LENGTH) {
     throw new InputError(`"${URL_FIELD}" is ${url.length} characters long; at most ${MAX_CALLBACK_URL_LENGTH} are accepted.`, URL_FIELD);
   }
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  const scheme = parsed?.protocol === 'http:' ? schemeRefusal(parsed, allowPrivate) : undefined;
+  if (scheme) throw new InputError(`"${URL_FIELD}" is refused: ${scheme}.`, URL_FIELD);
   await checkForwardUrl(url, { allowPrivate, resolve }, URL_FIELD);
-  const refusal = callbackRefusal(new URL(url), allowPrivate);
-  if (refusal) throw new InputError(`"${URL_FIELD}" is refused: ${refusal}.`, URL_FIELD);
   return url;
 }

@@ -128,10 +128,11 @@ async function postOnce(post: SignedPost, options: SendOptions, readAnswer: bool
   const refusal = callbackRefusal(target, options.allowPrivate ?? false);
   if (refusal) return { failure: { ok: false, category: 'connection_refused', retry: false, reason: `refused, not retried: ${refusal}` } };
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const headers = signedHeaders(post, options.now?.() ?? new Date());
   try {
     const res = await request(post.url, {
       method: 'POST',
-      headers: signedHeaders(post, options.now?.() ?? new Date()),
+      headers,
       body: post.body,
       dispatcher: options.dispatcher,
       headersTimeout: timeoutMs,
