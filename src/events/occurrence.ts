@@ -38,10 +38,10 @@ function zoned(event: TriggerEvent): string {
   return new Date().toISOString();
 }
 
-function stringLeaves(value: Json, path: Path, into: { path: Path; length: number }[]): void {
-  if (typeof value === 'string') into.push({ path, length: value.length });
-  else if (Array.isArray(value)) value.forEach((item, i) => stringLeaves(item, [...path, i], into));
-  else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) stringLeaves(item, [...path, key], into);
+function longestString(value: Json): number {
+  if (typeof value === 'string') return value.length;
+  const items = Array.isArray(value) ? value : value !== null && typeof value === 'object' ? Object.values(value) : [];
+  return items.reduce<number>((longest, item) => Math.max(longest, longestString(item)), 0);
 }
 
 function cut(text: string, limit: number): string {
@@ -73,8 +73,8 @@ interface Envelope {
   readWith: Record<string, unknown>;
 }
 
-function serialize({ readWith, ...head }: Envelope, data: Json, fields: string[] | undefined): string {
-  const body: Record<string, unknown> = { eventId: head.eventId, name: head.name, timestamp: head.timestamp, data, cursor: head.cursor };
+function serialize({ eventId, name, timestamp, cursor, readWith }: Envelope, data: Json, fields: string[] | undefined): string {
+  const body: Record<string, unknown> = { eventId, name, timestamp, data, cursor };
   if (fields) {
     const note: Record<string, unknown> = { fields: fields.slice(0, MAX_LISTED_FIELDS), readWith };
     if (fields.length > MAX_LISTED_FIELDS) note.unlistedFields = fields.length - MAX_LISTED_FIELDS;
@@ -87,15 +87,13 @@ const fits = (body: string) => Buffer.byteLength(body) <= MAX_BODY_BYTES;
 
 /** The body with the longest strings of `data` cut just enough to fit, or undefined when even empty strings do not. */
 function fitByCutting(envelope: Envelope, data: Json, alreadyDropped: string[]): string | undefined {
-  const leaves: { path: Path; length: number }[] = [];
-  stringLeaves(data, [], leaves);
   const attempt = (limit: number) => {
     const cutAt: string[] = [];
     const capped = capStrings(data, limit, [], cutAt);
     return serialize(envelope, capped, [...alreadyDropped, ...cutAt]);
   };
   let low = 0;
-  let high = Math.max(0, ...leaves.map((leaf) => leaf.length));
+  let high = longestString(data);
   let best = attempt(low);
   if (!fits(best)) return undefined;
   while (low < high) {
@@ -144,7 +142,10 @@ export function occurrenceBody(event: TriggerEvent, subscription: { name: string
 
 const controlId = (type: string) => `msg_${type}_${randomBytes(12).toString('hex')}`;
 
-/** A control envelope (the only bodies with a top-level `type`): `gap` hands a fresh cursor after skipped events, `terminated` ends the subscription. */
+/**
+ * A control envelope, the only bodies with a top-level `type`: `gap` hands a fresh cursor after skipped events,
+ * `terminated` ends the subscription.
+ */
 export function controlBody(type: 'gap', cursor: string): OutgoingBody;
 export function controlBody(type: 'terminated', error: TerminationError): OutgoingBody;
 export function controlBody(type: 'gap' | 'terminated', detail: string | TerminationError): OutgoingBody {
