@@ -64,30 +64,22 @@ function signedHeaders(post: SignedPost, now: Date): Record<string, string> {
   };
 }
 
-const codesOf = (error: unknown): string[] => {
-  const found: string[] = [];
-  for (let e = error as { code?: unknown; name?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string') found.push(e.code);
-    if (typeof e.name === 'string') found.push(e.name);
-  }
-  return found;
-};
-
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'TimeoutError', 'AbortError', 'UND_ERR_ABORTED']);
 const TLS_CODE = /^(ERR_TLS|ERR_SSL|ERR_OSSL|EPROTO|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/;
 
-function refusedBy(error: unknown): ForwardRefused | undefined {
-  for (let e = error as { cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (e instanceof ForwardRefused) return e;
-  }
-  return undefined;
+/** The error and the causes it wraps (undici wraps the socket's error). */
+function causeChain(error: unknown): { code?: unknown; name?: unknown }[] {
+  const chain: { code?: unknown; name?: unknown; cause?: unknown }[] = [];
+  for (let e = error as (typeof chain)[number] | undefined; e && typeof e === 'object' && chain.length < 4; e = e.cause as typeof e) chain.push(e);
+  return chain;
 }
 
 /** A transport failure as a category; only a refused address is not worth trying again. */
 function transportFailure(error: unknown): Omit<SendOutcome, 'durationMs'> {
-  const refused = refusedBy(error);
+  const chain = causeChain(error);
+  const refused = chain.find((e): e is ForwardRefused => e instanceof ForwardRefused);
   if (refused) return { ok: false, category: 'connection_refused', retry: false, reason: `refused, not retried: ${refused.message}`.slice(0, 300) };
-  const codes = codesOf(error);
+  const codes = chain.flatMap((e) => [e.code, e.name]).filter((c): c is string => typeof c === 'string');
   const code = codes[0] ?? 'network error';
   if (codes.some((c) => TIMEOUT_CODES.has(c))) return { ok: false, category: 'timeout', retry: true, reason: `no answer in time (${code})` };
   if (codes.some((c) => TLS_CODE.test(c))) return { ok: false, category: 'tls_error', retry: true, reason: `TLS failed (${code})` };
