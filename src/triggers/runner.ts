@@ -10,7 +10,7 @@ import { INSTANCE_LEASE_PREFIX, type Store, type Trigger } from '../store/types.
 import type { ToolDeps } from '../tool.js';
 import type { EventLog } from './event-log.js';
 import { DEFAULT_FORWARD_OPTIONS, forwardOnce, type ForwardOptions } from './forward.js';
-import { forwardDispatcher } from './forward-guard.js';
+import { forwardDispatcher } from '../http/forward-guard.js';
 
 export interface RunnerOptions {
   store: Store;

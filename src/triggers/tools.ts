@@ -7,7 +7,7 @@ import { newTriggerId, type Account, type Store, type Trigger } from '../store/t
 import type { TriggerMode, TriggerRuntime } from '../contracts/triggers.js';
 import { defineTool, parseInput, type CallContext } from '../tool.js';
 import { eventJson } from './forward.js';
-import { checkForwardUrl } from './forward-guard.js';
+import { checkForwardUrl } from '../http/forward-guard.js';
 import type { SetupResult } from '../contracts/triggers.js';
 import { TRIGGER_KINDS } from './kinds.js';
 
