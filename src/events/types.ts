@@ -56,9 +56,9 @@ function describe(kind: TriggerKind, input: JsonSchema, payload: JsonSchema): st
   const args = fieldList(input).map((name) => (required.has(name) ? name : `${name}?`));
   const oneOf = kind.exactlyOneOf ? ` Give exactly one of ${kind.exactlyOneOf.map((f) => `"${f}"`).join(' or ')}.` : '';
   const fields = fieldList(payload);
-  const holds = fields.length ? `The event's data holds ${fields.join(', ')}` : "The event's data holds the occurrence's triage fields";
+  const holds = fields.length ? `Each event's data holds ${fields.join(', ')}: fields to triage by` : "Each event's data holds fields to triage by";
   const tools = `${kind.connector}_* tools (${kind.connector}_api_call reaches any path)`;
-  return `${kind.description} Arguments narrow it: ${args.join(', ')}.${oneOf} ${holds}: enough to triage, not the whole object; read that with the ${tools}.`;
+  return `${kind.description} Arguments narrow it (? = optional): ${args.join(', ')}.${oneOf} ${holds}, not the whole object; read that with the ${tools}.`;
 }
 
 function describeKind(kind: TriggerKind): EventType {

@@ -3,12 +3,14 @@ import addFormats from 'ajv-formats';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
 import { surfaceOf } from '../../src/mcp/server.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { startHarness, type Harness } from '../harness.js';
+import { postModern } from '../mcp/sse.js';
 
 /**
  * The Events extension as clients see it on the wire: advertised in server/discover (2026-07-28) and initialize
@@ -31,22 +33,8 @@ afterAll(async () => {
 
 const MODERN = '2026-07-28';
 const EXTENSION = 'io.modelcontextprotocol/events';
-type Answer = { status: number; body: { result?: any; error?: { code: number; message: string; data?: any } } };
-
-/** One raw 2026-07-28 request: the envelope in _meta, the method in its header. */
-async function modern(method: string, params: Record<string, unknown> = {}): Promise<Answer> {
-  const res = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-method': method, 'mcp-protocol-version': MODERN },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} }, ...params },
-    }),
-  });
-  return { status: res.status, body: (await res.json()) as Answer['body'] };
-}
+/** One 2026-07-28 request to this test's endpoint. */
+const modern = (method: string, params: Record<string, unknown> = {}) => postModern(endpoint, method, params);
 
 /** A raw 2025-11-25 initialize, its answer read from JSON or from the SSE frame that carries it. */
 async function initialize(): Promise<any> {
@@ -125,7 +113,7 @@ describe('events/list', () => {
     const { body } = await modern('events/list');
     const issue = body.result.events.find((e: { name: string }) => e.name === 'github.new_issue');
     expect(issue.description).toContain(TRIGGER_KINDS.get('github.new_issue')!.description);
-    expect(issue.description).toMatch(/Arguments narrow it: repo\?, org\?, labels\?, mode\?, poll_interval_seconds\?, account\?/);
+    expect(issue.description).toMatch(/Arguments narrow it \(\? = optional\): repo\?, org\?, labels\?, mode\?, poll_interval_seconds\?, account\?/);
     expect(issue.description).toMatch(/exactly one of "repo" or "org"/);
     expect(issue.description).toMatch(/github_api_call/);
     const email = body.result.events.find((e: { name: string }) => e.name === 'outlook.new_email');
@@ -166,6 +154,21 @@ describe('events/list', () => {
       await expect(client.request({ method: 'events/list', params: { cursor: 'nonsense' } }, ListResult)).rejects.toMatchObject({ code: -32602, data: { field: 'cursor' } });
     } finally {
       await client.close();
+    }
+  });
+
+  it('offers nothing on a read-only server, where no trigger can be created', async () => {
+    const server = surfaceOf({ ...h.deps, readOnly: true }).create('legacy');
+    const client = new LegacyClient({ name: 'read-only', version: '1' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    await client.connect(a);
+    try {
+      expect((client.getServerCapabilities() as Record<string, unknown>).extensions).toEqual({ [EXTENSION]: {} });
+      expect(await client.request({ method: 'events/list', params: {} }, ListResult)).toMatchObject({ events: [] });
+    } finally {
+      await client.close();
+      await server.close();
     }
   });
 });
