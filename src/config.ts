@@ -38,6 +38,8 @@ export interface Config {
   webhookGroupCommit: boolean;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
   newSecretKey?: string;
+  /** SWITCHBOARD_EVENTS_ERROR_CODES: the numbering of MCP Events errors, the design sketch's (ChatGPT's) or the SEP draft's. */
+  eventsErrorCodes: EventsErrorNumbering;
   /** --team / SWITCHBOARD_TEAM=1: MCP over HTTP is an OAuth protected resource; people sign in with GitHub or Microsoft, or at an external issuer. */
   team?: TeamConfig;
 }
@@ -105,6 +107,10 @@ export interface Flags {
   team?: boolean | string;
 }
 
+export const EVENTS_ERROR_NUMBERINGS = ['sketch', 'sep'] as const;
+export type EventsErrorNumbering = (typeof EVENTS_ERROR_NUMBERINGS)[number];
+export const DEFAULT_EVENTS_ERROR_NUMBERING: EventsErrorNumbering = 'sketch';
+
 export const DEFAULT_BASE_URLS = Object.fromEntries(PROVIDERS.map((p) => [p, PROVIDER_RECORDS[p].baseUrl])) as Record<Provider, string>;
 
 /** Flags win over environment, environment over defaults. Pure: reads only its arguments. */
@@ -153,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     oauth: loadOAuth(env),
     newSecretKey: env.SWITCHBOARD_NEW_SECRET_KEY || undefined,
     forwardAllowPrivate: parseSwitch(env.SWITCHBOARD_FORWARD_ALLOW_PRIVATE, 'SWITCHBOARD_FORWARD_ALLOW_PRIVATE'),
+    eventsErrorCodes: parseNumbering(env.SWITCHBOARD_EVENTS_ERROR_CODES),
     webhookGroupCommit: parseSwitch(env.SWITCHBOARD_WEBHOOK_GROUP_COMMIT || '1', 'SWITCHBOARD_WEBHOOK_GROUP_COMMIT'),
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,
     databaseUrl: checkDatabaseUrl(flags['database-url'] ?? (env.SWITCHBOARD_DATABASE_URL || undefined)),
@@ -324,6 +331,15 @@ function parseToolMode(value: string | undefined, name: string): 'all' | 'discov
   if (value === undefined || value === 'all') return 'all';
   if (value === 'discover') return 'discover';
   throw new InputError(`${name} must be all or discover, not "${value}".${didYouMean(value, ['all', 'discover'])}`, 'tool-mode');
+}
+
+function parseNumbering(value: string | undefined): EventsErrorNumbering {
+  const v = value?.trim().toLowerCase() || DEFAULT_EVENTS_ERROR_NUMBERING;
+  if ((EVENTS_ERROR_NUMBERINGS as readonly string[]).includes(v)) return v as EventsErrorNumbering;
+  throw new InputError(
+    `SWITCHBOARD_EVENTS_ERROR_CODES must be sketch (-32011..-32015, what ChatGPT follows; the default) or sep (-32023..-32027, the SEP draft's), not "${value}".${didYouMean(v, EVENTS_ERROR_NUMBERINGS)}`,
+    'SWITCHBOARD_EVENTS_ERROR_CODES',
+  );
 }
 
 function parseToolsets(value: string | undefined, name: string): Provider[] | undefined {

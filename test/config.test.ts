@@ -111,4 +111,11 @@ describe('OAuth settings', () => {
     expect(loadConfig({ SWITCHBOARD_WEBHOOK_GROUP_COMMIT: 'true' }).webhookGroupCommit).toBe(true);
     expect(() => loadConfig({ SWITCHBOARD_WEBHOOK_GROUP_COMMIT: 'off' })).toThrow(/SWITCHBOARD_WEBHOOK_GROUP_COMMIT must be 1 or 0/);
   });
+
+  it('numbers MCP Events errors as the design sketch does unless SWITCHBOARD_EVENTS_ERROR_CODES says sep', () => {
+    expect(loadConfig({}).eventsErrorCodes).toBe('sketch');
+    expect(loadConfig({ SWITCHBOARD_EVENTS_ERROR_CODES: 'sep' }).eventsErrorCodes).toBe('sep');
+    expect(loadConfig({ SWITCHBOARD_EVENTS_ERROR_CODES: ' SKETCH ' }).eventsErrorCodes).toBe('sketch');
+    expect(() => loadConfig({ SWITCHBOARD_EVENTS_ERROR_CODES: 'seps' })).toThrow(/^SWITCHBOARD_EVENTS_ERROR_CODES must be sketch .* or sep .*, not "seps"\. Did you mean "sep"\?$/);
+  });
 });
