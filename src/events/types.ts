@@ -3,7 +3,7 @@ import type { TriggerKind } from '../contracts/triggers.js';
 import { InputError } from '../errors.js';
 import { forOwner } from '../owner.js';
 import { providerRecord } from '../providers.js';
-import { inputJsonSchema, outputJsonSchema, type ObjectSchema } from '../schema.js';
+import { inputJsonSchema, payloadJsonSchema, type ObjectSchema } from '../schema.js';
 import type { Store } from '../store/types.js';
 import { parseInput } from '../tool.js';
 import { TRIGGER_KINDS } from '../triggers/kinds.js';
@@ -33,19 +33,8 @@ function argumentsSchema(kind: TriggerKind): ObjectSchema {
   });
 }
 
-/** Adds additionalProperties: false to every object that does not say otherwise, at every level. */
-function closed(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(closed);
-  if (!node || typeof node !== 'object') return node;
-  const out = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(value as JsonSchema).map(([name, sub]) => [name, closed(sub)])) : closed(value)]));
-  if (out.type === 'object' && out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
-  return out;
-}
-
-/** The JSON Schema of a kind's event data, closed at every level; an open object until the kind declares its payload. */
 export function eventPayloadSchema(kind: TriggerKind): JsonSchema {
-  const payload = (kind as { payload?: ObjectSchema }).payload;
-  return payload ? (closed(outputJsonSchema(payload)) as JsonSchema) : { type: 'object' };
+  return payloadJsonSchema(kind.payload);
 }
 
 const fieldList = (schema: JsonSchema) => Object.keys((schema.properties as JsonSchema | undefined) ?? {});

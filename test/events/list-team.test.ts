@@ -33,7 +33,7 @@ const kindsOf = (...providers: Provider[]) => [...TRIGGER_KINDS.values()].filter
 async function person(store: Store, login: string, scope: string, providers: Provider[]) {
   const user = await store.team.users.signIn({ provider: 'github', subject: `id-${login}`, login, email: `${login}@contoso.example` });
   const { token, hash } = newPersonalToken();
-  await store.team.tokens.create({ userId: user.id, name: 'events', scope, tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
+  await store.team.tokens.create({ owner: user.id, name: 'events', scope, tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
   for (const sample of sandbox.accounts.filter((a) => providers.includes(a.provider))) {
     await store.ownedBy(user.id).accounts.add({ ...sample, label: `${login}-${sample.provider}` });
   }
