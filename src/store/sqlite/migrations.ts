@@ -320,7 +320,104 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 14,
+    up(db) {
+      // MCP Events subscriptions (src/store/sqlite/subscriptions.ts), and deliveries to them beside forwards: a forward is
+      // unique per (event, url), a subscription delivery per (event, subscription). SQLite cannot drop a table's UNIQUE,
+      // so deliveries and their attempts are rebuilt, keeping their ids and the id sequence.
+      db.exec(`
+        ALTER TABLE triggers ADD COLUMN origin TEXT;
+        ALTER TABLE triggers ADD COLUMN subscriptions INTEGER NOT NULL DEFAULT 0;
+        ${EVENT_SUBSCRIPTION_TABLES}
+      `);
+      const sequences = db.prepare("SELECT name, seq FROM sqlite_sequence WHERE name IN ('deliveries', 'delivery_attempts')").all() as Array<{ name: string; seq: number }>;
+      db.exec(`
+        CREATE TABLE deliveries_v13 AS SELECT * FROM deliveries;
+        CREATE TABLE delivery_attempts_v13 AS SELECT * FROM delivery_attempts;
+        DROP TABLE delivery_attempts;
+        DROP TABLE deliveries;
+        ${DELIVERY_TABLES}
+        INSERT INTO deliveries (id, event_id, trigger_id, url, state, attempts, next_attempt_at, give_up_at, last_status, last_error, claimed_by, claimed_until)
+          SELECT id, event_id, trigger_id, url, state, attempts, next_attempt_at, give_up_at, last_status, last_error, claimed_by, claimed_until FROM deliveries_v13 ORDER BY id;
+        INSERT INTO delivery_attempts (id, delivery_id, attempt, at, status, error, duration_ms)
+          SELECT id, delivery_id, attempt, at, status, error, duration_ms FROM delivery_attempts_v13 ORDER BY id;
+        DROP TABLE deliveries_v13;
+        DROP TABLE delivery_attempts_v13;
+      `);
+      const restore = db.prepare('UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = ?');
+      const add = db.prepare('INSERT INTO sqlite_sequence (name, seq) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)');
+      for (const { name, seq } of sequences) {
+        restore.run(seq, name);
+        add.run(name, seq, name);
+      }
+    },
+  },
 ];
+
+const EVENT_SUBSCRIPTION_TABLES = `
+  CREATE TABLE event_subscriptions (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    name TEXT NOT NULL,
+    arguments_json TEXT NOT NULL,
+    url TEXT,
+    trigger_id TEXT NOT NULL REFERENCES triggers(id) ON DELETE CASCADE,
+    client_name TEXT,
+    secret_enc TEXT,
+    refresh_before INTEGER,
+    status TEXT NOT NULL DEFAULT 'active',
+    start_event_id INTEGER NOT NULL,
+    last_delivery_at INTEGER,
+    last_error TEXT,
+    failed_since INTEGER,
+    failed_attempts INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX event_subscriptions_trigger ON event_subscriptions (trigger_id);
+  CREATE INDEX event_subscriptions_owner ON event_subscriptions (owner);
+  CREATE INDEX event_subscriptions_refresh ON event_subscriptions (refresh_before) WHERE refresh_before IS NOT NULL;
+  CREATE TABLE verified_callbacks (
+    owner TEXT NOT NULL,
+    url TEXT NOT NULL,
+    until INTEGER NOT NULL,
+    PRIMARY KEY (owner, url)
+  );
+`;
+
+const DELIVERY_TABLES = `
+  CREATE TABLE deliveries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id INTEGER NOT NULL,
+    trigger_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending',
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    give_up_at INTEGER NOT NULL,
+    last_status INTEGER,
+    last_error TEXT,
+    claimed_by TEXT,
+    claimed_until INTEGER,
+    subscription_id TEXT
+  );
+  CREATE UNIQUE INDEX deliveries_forward ON deliveries (event_id, url) WHERE subscription_id IS NULL;
+  CREATE UNIQUE INDEX deliveries_subscription ON deliveries (subscription_id, event_id) WHERE subscription_id IS NOT NULL;
+  CREATE INDEX deliveries_event ON deliveries (event_id);
+  CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at);
+  CREATE INDEX deliveries_claimed ON deliveries (claimed_by) WHERE claimed_by IS NOT NULL;
+  CREATE TABLE delivery_attempts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    delivery_id INTEGER NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
+    attempt INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    status INTEGER,
+    error TEXT,
+    duration_ms INTEGER
+  );
+`;
 
 /** Brings the schema up to the newest migration in one immediate transaction, so concurrent openers serialise. */
 export function runMigrations(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): MigrationResult {
