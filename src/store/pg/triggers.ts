@@ -227,8 +227,8 @@ export class PgTriggerStore implements TriggerStore {
   /**
    * The statement above read the subscriptions as they were when it began, and waited for the triggers' locks after:
    * a subscription made meanwhile (its upsert held the lock, and changed the trigger's count) was not seen. Its
-   * deliveries are enqueued now, by a statement that sees it. Only a crash in between loses them, for that one new
-   * subscription, whose client then replays from its cursor.
+   * deliveries are enqueued now, by a statement that sees it; only a crash in between loses them, and only for
+   * subscriptions made during this commit.
    */
   private async fanOutAgain(eventIds: number[], now: number): Promise<void> {
     await this.sql`
