@@ -239,7 +239,14 @@ describe.each(ADAPTERS)('event subscriptions on $name', (adapter) => {
     await store.subscriptions.upsert(webhook('sub_c2'));
     expect(await store.subscriptions.countByOwner('')).toBe(2);
     expect(await store.subscriptions.countByOwner('usr_other')).toBe(0);
-    expect(await store.ownedBy('usr_other').subscriptions.get('sub_c1')).toBeUndefined();
+    const stranger = store.ownedBy('usr_other').subscriptions;
+    expect(await stranger.get('sub_c1')).toBeUndefined();
+    expect(await stranger.list()).toEqual([]);
+    expect(await stranger.remove('sub_c1')).toBeUndefined();
+    expect(await stranger.secrets('sub_c1')).toBeUndefined();
+    await expect(stranger.replay('sub_c1', { after: 0 })).rejects.toThrow(/No subscription/);
+    await expect(stranger.upsert(webhook('sub_c3'))).rejects.toThrow(/No trigger/);
+    expect(await store.ownedBy('').subscriptions.list()).toHaveLength(2);
   });
 
   it('removes a trigger\'s subscriptions with it', async () => {
