@@ -5,6 +5,9 @@ import { parseToolList } from './tool-selection.js';
 import { OAUTH_PROVIDERS, oauthRecord, type OAuthProvider, PROVIDER_RECORDS, PROVIDERS, type Provider } from './providers.js';
 import { didYouMean } from './suggest.js';
 
+/** How long the event log keeps events unless SWITCHBOARD_EVENT_RETENTION_DAYS says otherwise. */
+export const DEFAULT_EVENT_RETENTION_DAYS = 30;
+
 export interface Config {
   dataDir: string;
   /** SWITCHBOARD_DATABASE_URL / --database-url: the store is this PostgreSQL database (shared by instances) instead of SQLite in dataDir. */
@@ -26,6 +29,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Days a paid sales lookup is answered from the local cache. */
   salesCacheDays: number;
+  /** SWITCHBOARD_EVENT_RETENTION_DAYS: events received longer ago are removed from the log, unless still owed a delivery or a retry. */
+  eventRetentionDays: number;
   /** Tokens (o200k_base) one tool result may take before it is cut with a cursor. */
   maxResultTokens: number;
   /** The OAuth apps Switchboard signs in with, per provider; in sandbox mode `serve` replaces them with the sandbox's. */
@@ -139,6 +144,14 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
   if (!Number.isFinite(salesCacheDays) || salesCacheDays < 0 || salesCacheDays > 3650) {
     throw new InputError(`SWITCHBOARD_SALES_CACHE_DAYS must be a number of days from 0 to 3650, not "${cacheDaysText}".`, 'SWITCHBOARD_SALES_CACHE_DAYS');
   }
+  const retentionText = env.SWITCHBOARD_EVENT_RETENTION_DAYS || String(DEFAULT_EVENT_RETENTION_DAYS);
+  const eventRetentionDays = Number(retentionText);
+  if (!/^\d+$/.test(retentionText.trim()) || eventRetentionDays < 1 || eventRetentionDays > 36500) {
+    throw new InputError(
+      `SWITCHBOARD_EVENT_RETENTION_DAYS must be a whole number of days from 1 to 36500 (how long the event log keeps events), not "${retentionText}".`,
+      'SWITCHBOARD_EVENT_RETENTION_DAYS',
+    );
+  }
   const maxTokensText = flags['max-result-tokens'] ?? env.SWITCHBOARD_MAX_RESULT_TOKENS ?? '25000';
   const maxResultTokens = Number(maxTokensText);
   if (!Number.isInteger(maxResultTokens) || maxResultTokens < 1000 || maxResultTokens > 1_000_000) {
@@ -155,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     team: team ? teamConfig(env, publicUrl, publicUrlName, sandbox) : undefined,
     shutdownGraceMs: grace * 1000,
     salesCacheDays,
+    eventRetentionDays,
     maxResultTokens,
     oauth: loadOAuth(env),
     newSecretKey: env.SWITCHBOARD_NEW_SECRET_KEY || undefined,

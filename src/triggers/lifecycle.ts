@@ -42,7 +42,7 @@ export async function createTrigger(input: TriggerRequest, ctx: CallContext): Pr
   try {
     if (kind.poll) {
       // The baseline is taken now, so a bad folder or mailbox fails here and nothing is stored.
-      const draft: Trigger = { id, kind: kind.kind, accountId: account.id, config, status: 'active', forwardUrl, providerRefs: {}, state, fired: 0, skipped: 0, errors: 0, lastEventAt: null, lastError: null, createdAt: '' };
+      const draft: Trigger = { id, kind: kind.kind, accountId: account.id, config, status: 'active', forwardUrl, providerRefs: {}, state, fired: 0, skipped: 0, errors: 0, lastEventAt: null, lastError: null, createdAt: '', origin: null };
       state = (await readingAnswers(api, () => kind.poll!.run({ trigger: draft, account, api, now: Date.now() }))).state;
     }
     trigger = await ctx.deps.store.triggers.create({
