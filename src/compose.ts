@@ -16,7 +16,7 @@ import { TRIGGER_KINDS } from './triggers/kinds.js';
 export type DepsSettings = Pick<
   Config,
   'readOnly' | 'toolsets' | 'tools' | 'excludeTools' | 'toolMode' | 'salesCacheDays' | 'maxResultTokens' | 'forwardAllowPrivate' | 'oauth'
-> & { http: Pick<Config['http'], 'publicUrl'> };
+> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes'>>;
 
 /** What has to be started before the tools can run: the store, the event log, and where the providers answer. */
 export interface DepsParts {
@@ -54,6 +54,7 @@ export function composeDeps(settings: DepsSettings, parts: DepsParts, overrides:
     logger,
     version: parts.version,
     tools: serverTools(settings),
+    eventsErrorCodes: settings.eventsErrorCodes,
     ...overrides,
   };
 }

@@ -5,6 +5,9 @@ import { parseToolList } from './tool-selection.js';
 import { OAUTH_PROVIDERS, oauthRecord, type OAuthProvider, PROVIDER_RECORDS, PROVIDERS, type Provider } from './providers.js';
 import { didYouMean } from './suggest.js';
 
+/** How long the event log keeps events unless SWITCHBOARD_EVENT_RETENTION_DAYS says otherwise. */
+export const DEFAULT_EVENT_RETENTION_DAYS = 30;
+
 export interface Config {
   dataDir: string;
   /** SWITCHBOARD_DATABASE_URL / --database-url: the store is this PostgreSQL database (shared by instances) instead of SQLite in dataDir. */
@@ -26,6 +29,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Days a paid sales lookup is answered from the local cache. */
   salesCacheDays: number;
+  /** SWITCHBOARD_EVENT_RETENTION_DAYS: events received longer ago are removed from the log, unless still owed a delivery or a retry. */
+  eventRetentionDays: number;
   /** Tokens (o200k_base) one tool result may take before it is cut with a cursor. */
   maxResultTokens: number;
   /** The OAuth apps Switchboard signs in with, per provider; in sandbox mode `serve` replaces them with the sandbox's. */
@@ -38,6 +43,8 @@ export interface Config {
   webhookGroupCommit: boolean;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
   newSecretKey?: string;
+  /** SWITCHBOARD_EVENTS_ERROR_CODES: the numbering of MCP Events errors, the design sketch's (ChatGPT's) or the SEP draft's. */
+  eventsErrorCodes: EventsErrorNumbering;
   /** --team / SWITCHBOARD_TEAM=1: MCP over HTTP is an OAuth protected resource; people sign in with GitHub or Microsoft, or at an external issuer. */
   team?: TeamConfig;
 }
@@ -105,6 +112,10 @@ export interface Flags {
   team?: boolean | string;
 }
 
+export const EVENTS_ERROR_NUMBERINGS = ['sketch', 'sep'] as const;
+export type EventsErrorNumbering = (typeof EVENTS_ERROR_NUMBERINGS)[number];
+export const DEFAULT_EVENTS_ERROR_NUMBERING: EventsErrorNumbering = 'sketch';
+
 export const DEFAULT_BASE_URLS = Object.fromEntries(PROVIDERS.map((p) => [p, PROVIDER_RECORDS[p].baseUrl])) as Record<Provider, string>;
 
 /** Flags win over environment, environment over defaults. Pure: reads only its arguments. */
@@ -133,6 +144,14 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
   if (!Number.isFinite(salesCacheDays) || salesCacheDays < 0 || salesCacheDays > 3650) {
     throw new InputError(`SWITCHBOARD_SALES_CACHE_DAYS must be a number of days from 0 to 3650, not "${cacheDaysText}".`, 'SWITCHBOARD_SALES_CACHE_DAYS');
   }
+  const retentionText = env.SWITCHBOARD_EVENT_RETENTION_DAYS || String(DEFAULT_EVENT_RETENTION_DAYS);
+  const eventRetentionDays = Number(retentionText);
+  if (!/^\d+$/.test(retentionText.trim()) || eventRetentionDays < 1 || eventRetentionDays > 36500) {
+    throw new InputError(
+      `SWITCHBOARD_EVENT_RETENTION_DAYS must be a whole number of days from 1 to 36500 (how long the event log keeps events), not "${retentionText}".`,
+      'SWITCHBOARD_EVENT_RETENTION_DAYS',
+    );
+  }
   const maxTokensText = flags['max-result-tokens'] ?? env.SWITCHBOARD_MAX_RESULT_TOKENS ?? '25000';
   const maxResultTokens = Number(maxTokensText);
   if (!Number.isInteger(maxResultTokens) || maxResultTokens < 1000 || maxResultTokens > 1_000_000) {
@@ -149,10 +168,12 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     team: team ? teamConfig(env, publicUrl, publicUrlName, sandbox) : undefined,
     shutdownGraceMs: grace * 1000,
     salesCacheDays,
+    eventRetentionDays,
     maxResultTokens,
     oauth: loadOAuth(env),
     newSecretKey: env.SWITCHBOARD_NEW_SECRET_KEY || undefined,
     forwardAllowPrivate: parseSwitch(env.SWITCHBOARD_FORWARD_ALLOW_PRIVATE, 'SWITCHBOARD_FORWARD_ALLOW_PRIVATE'),
+    eventsErrorCodes: parseNumbering(env.SWITCHBOARD_EVENTS_ERROR_CODES),
     webhookGroupCommit: parseSwitch(env.SWITCHBOARD_WEBHOOK_GROUP_COMMIT || '1', 'SWITCHBOARD_WEBHOOK_GROUP_COMMIT'),
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,
     databaseUrl: checkDatabaseUrl(flags['database-url'] ?? (env.SWITCHBOARD_DATABASE_URL || undefined)),
@@ -324,6 +345,15 @@ function parseToolMode(value: string | undefined, name: string): 'all' | 'discov
   if (value === undefined || value === 'all') return 'all';
   if (value === 'discover') return 'discover';
   throw new InputError(`${name} must be all or discover, not "${value}".${didYouMean(value, ['all', 'discover'])}`, 'tool-mode');
+}
+
+function parseNumbering(value: string | undefined): EventsErrorNumbering {
+  const v = value?.trim().toLowerCase() || DEFAULT_EVENTS_ERROR_NUMBERING;
+  if ((EVENTS_ERROR_NUMBERINGS as readonly string[]).includes(v)) return v as EventsErrorNumbering;
+  throw new InputError(
+    `SWITCHBOARD_EVENTS_ERROR_CODES must be sketch (-32011..-32015, what ChatGPT follows; the default) or sep (-32023..-32027, the SEP draft's), not "${value}".${didYouMean(v, EVENTS_ERROR_NUMBERINGS)}`,
+    'SWITCHBOARD_EVENTS_ERROR_CODES',
+  );
 }
 
 function parseToolsets(value: string | undefined, name: string): Provider[] | undefined {

@@ -115,7 +115,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             sandbox: !!sandbox,
           })
         : undefined;
-    const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, publicUrl: config.http.publicUrl });
+    const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, publicUrl: config.http.publicUrl, eventRetentionDays: config.eventRetentionDays });
     let lease: KeptLease | undefined;
     const readiness = async (): Promise<Readiness> => ({
       checks: {

@@ -14,7 +14,8 @@ export function secretsCommand(secrets: Command, cli: CliKit): void {
       await withConfig(opts, async (config) => {
         const r = await rotateSecrets({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey, newSecretKey: config.newSecretKey, force: opts.force });
         const dropped = r.salesCache ? ` Dropped ${r.salesCache} cached sales lookup(s), which were keyed with the old key.` : '';
-        const counts = `Re-encrypted ${r.accounts} account, ${r.triggers} trigger and ${r.hooks} webhook secret(s) under a new key, in one transaction.${dropped}`;
+        const subscriptions = r.subscriptions ? `, ${r.subscriptions} event subscription` : '';
+        const counts = `Re-encrypted ${r.accounts} account, ${r.triggers} trigger${subscriptions} and ${r.hooks} webhook secret(s) under a new key, in one transaction.${dropped}`;
         if (r.newKeyIn === 'keyFile') return print(`${counts}\nThe new key is in ${r.keyFile} (the old key is gone); keep a backup of that file.`);
         print(
           `${counts}\nSet SWITCHBOARD_SECRET_KEY to the value of SWITCHBOARD_NEW_SECRET_KEY before starting Switchboard again.` +

@@ -8,7 +8,8 @@ import { checkFields, fieldsInput, pickFields, recordFieldNames, selectableOutpu
 import { createApi, readingAnswers, type Api, type ResponseCache } from './http/client.js';
 import type { RetryPolicy } from './http/retry.js';
 import type { SignInApi, TokenProvider } from './contracts/accounts.js';
-import type { ForwardPolicy, TriggerRuntime } from './contracts/triggers.js';
+import type { TriggerRuntime } from './contracts/triggers.js';
+import type { ForwardPolicy } from './http/forward-guard.js';
 import type { PersonAtProvider } from './contracts/team.js';
 import type { Drain } from './drain.js';
 import type { Redactor } from './redact.js';

@@ -111,4 +111,20 @@ describe('OAuth settings', () => {
     expect(loadConfig({ SWITCHBOARD_WEBHOOK_GROUP_COMMIT: 'true' }).webhookGroupCommit).toBe(true);
     expect(() => loadConfig({ SWITCHBOARD_WEBHOOK_GROUP_COMMIT: 'off' })).toThrow(/SWITCHBOARD_WEBHOOK_GROUP_COMMIT must be 1 or 0/);
   });
+
+  it('numbers MCP Events errors as the design sketch does unless SWITCHBOARD_EVENTS_ERROR_CODES says sep', () => {
+    expect(loadConfig({}).eventsErrorCodes).toBe('sketch');
+    expect(loadConfig({ SWITCHBOARD_EVENTS_ERROR_CODES: 'sep' }).eventsErrorCodes).toBe('sep');
+    expect(loadConfig({ SWITCHBOARD_EVENTS_ERROR_CODES: ' SKETCH ' }).eventsErrorCodes).toBe('sketch');
+    expect(() => loadConfig({ SWITCHBOARD_EVENTS_ERROR_CODES: 'seps' })).toThrow(/^SWITCHBOARD_EVENTS_ERROR_CODES must be sketch .* or sep .*, not "seps"\. Did you mean "sep"\?$/);
+  });
+
+  it('keeps events 30 days unless SWITCHBOARD_EVENT_RETENTION_DAYS says otherwise, at least one', () => {
+    expect(loadConfig({}).eventRetentionDays).toBe(30);
+    expect(loadConfig({ SWITCHBOARD_EVENT_RETENTION_DAYS: '7' }).eventRetentionDays).toBe(7);
+    expect(loadConfig({ SWITCHBOARD_EVENT_RETENTION_DAYS: '' }).eventRetentionDays).toBe(30);
+    for (const bad of ['0', '-3', '1.5', 'forever']) {
+      expect(() => loadConfig({ SWITCHBOARD_EVENT_RETENTION_DAYS: bad })).toThrow(/SWITCHBOARD_EVENT_RETENTION_DAYS must be a whole number of days from 1 to 36500/);
+    }
+  });
 });

@@ -84,6 +84,9 @@ export interface PushSource {
   next(config: Record<string, unknown>, account: Account, publicUrl: string | undefined): string;
 }
 
+/** The resource that lists a trigger's events: named by resources, notifications and MCP event bodies alike. */
+export const eventsUri = (triggerId: string) => `switchboard://triggers/${triggerId}/events`;
+
 export const DEFAULT_POLL_INTERVAL_S = 60;
 export const MIN_POLL_INTERVAL_S = 10;
 
@@ -159,14 +162,4 @@ export interface EventFeed {
   poke(): Promise<void>;
   /** Resolves when an event after `cursor` (of these triggers, or any) arrives, after `timeoutMs`, or on abort. */
   waitFor(cursor: number, triggerIds: string[] | undefined, timeoutMs: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** Where events may be forwarded. Loopback and public addresses always; private networks when the operator allows them. */
-export interface ForwardPolicy {
-  /** SWITCHBOARD_FORWARD_ALLOW_PRIVATE: 10/8, 172.16/12, 192.168/16, 100.64/10 and fc00::/7 may be forwarded to. */
-  allowPrivate: boolean;
-  /** Loopback addresses may be reached (forwards to an agent on this machine); true unless set. */
-  allowLoopback?: boolean;
-  /** Resolves a host name to its addresses; the system resolver unless a test injects one. */
-  resolve?: (hostname: string) => Promise<string[]>;
 }

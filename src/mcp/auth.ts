@@ -14,6 +14,7 @@ import type { Route } from '../http/incoming.js';
 import { PERSONAL_OWNER } from '../store/types.js';
 import type { TeamAuth } from '../team/auth.js';
 import type { Caller } from '../team/resource.js';
+import { mayWrite } from '../team/scopes.js';
 
 /**
  * /mcp as an OAuth protected resource, with the SDK's resource-server helpers: the RFC 9728 metadata document, the
@@ -75,6 +76,12 @@ export const signedInOwner = (authInfo: AuthInfo | undefined) => authInfo?.extra
 
 /** Whose accounts, triggers and events a request may use: the signed-in person's in team mode, else the one personal owner's. */
 export const ownerOf = (ctx: Pick<ServerContext, 'http'> | undefined): string => signedInOwner(ctx?.http?.authInfo) ?? PERSONAL_OWNER;
+
+/** In team mode, whether the caller's token lets it see and call only what changes nothing. */
+export const readOnlyCaller = (ctx: Pick<ServerContext, 'http'>) => {
+  const scopes = ctx.http?.authInfo?.scopes;
+  return scopes !== undefined && !mayWrite(scopes);
+};
 
 /** What MCP handlers learn of a team caller; `extra.owner` is whose accounts, triggers and events the call may use. */
 function authInfoOf(caller: Caller, resourceMetadataUrl: string): AuthInfo {

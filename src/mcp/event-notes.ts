@@ -1,5 +1,5 @@
 import type { TriggerEvent } from '../store/types.js';
-import { eventsUri } from '../triggers/resources.js';
+import { eventsUri } from '../contracts/triggers.js';
 import { framedEvents, standaloneEvent, takeSeqs, type FramedEvents } from './event-store.js';
 
 /* How clients are told of a new event, in both revisions: the notices, and the resource they name. */

@@ -29,6 +29,7 @@ const PARAMS = {
   'resources/read': uri,
   'resources/subscribe': uri,
   'resources/unsubscribe': uri,
+  'events/list': cursor,
 } as const;
 type Method = keyof typeof PARAMS;
 

@@ -15,8 +15,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { AccountError, InputError, ShutdownError } from '../errors.js';
-import { mayWrite, READ_SCOPE } from '../team/scopes.js';
+import { READ_SCOPE } from '../team/scopes.js';
 import { ownEvents, type Provider, type TriggerEvent } from '../store/types.js';
+import type { EventsErrorNumbering } from '../config.js';
 import type { Logger } from '../log.js';
 import { findProviderRecord } from '../providers.js';
 import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
@@ -24,7 +25,8 @@ import type { CallContext, Tool, ToolDeps } from '../tool.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
 import { forOwner } from '../owner.js';
 import { isEventsUri, listResources, MAX_SUBSCRIPTIONS, readResource, resourceTemplates, triggerOfUri } from '../resources.js';
-import { ownerOf } from './auth.js';
+import { ownerOf, readOnlyCaller } from './auth.js';
+import { EVENTS_CAPABILITIES, serveEvents } from './events.js';
 import { eventNote, eventUpdate, noticesFor, type EventNote } from './event-notes.js';
 import { framedMessages } from './event-store.js';
 import { notifyDirectly } from './streams.js';
@@ -41,6 +43,8 @@ export interface ServerDeps extends ToolDeps {
   signInBase?: () => string | undefined;
   logger: Logger;
   version: string;
+  /** SWITCHBOARD_EVENTS_ERROR_CODES: the numbering the Events extension's errors are sent in (sketch unless set). */
+  eventsErrorCodes?: EventsErrorNumbering;
 }
 
 /** The input request key under which a 2026 tool call asks the client to open a sign-in link. */
@@ -164,11 +168,6 @@ export interface Surface {
   readOnlyTool(name: string): Promise<boolean | undefined>;
 }
 
-/** In team mode, whether the caller's token lets it see and call only the tools that change nothing. */
-const readOnlyCaller = (ctx: ServerContext) => {
-  const scopes = ctx.http?.authInfo?.scopes;
-  return scopes !== undefined && !mayWrite(scopes);
-};
 /** tools_call (--tool-mode discover) reaches every tool; for a read-only caller it runs those that change nothing only. */
 const DISCOVERY_CALL = 'tools_call';
 const isReadOnly = (tool: McpTool) => tool.annotations?.readOnlyHint === true || tool.name === DISCOVERY_CALL;
@@ -239,7 +238,7 @@ export function createSurface(setup: ServerSetup): Surface {
   const create = (era: Era, options: { events?: boolean; owner?: string } = {}) => {
     const server = new CheckedServer(
       { name: 'switchboard', title: 'Switchboard', version: setup.version },
-      { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator, cacheHints: CACHE_HINTS },
+      { capabilities: { tools: {}, resources: { subscribe: true }, ...EVENTS_CAPABILITIES }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator, cacheHints: CACHE_HINTS },
     );
 
     server.setRequestHandler('tools/list', async ({ params }, ctx) => {
@@ -274,6 +273,8 @@ export function createSurface(setup: ServerSetup): Surface {
       if (text === undefined) throw notFound(uri);
       return { contents: [{ uri, mimeType: 'application/json', text }] };
     });
+
+    serveEvents(server, needDeps);
 
     const subscriptions = new Set<string>();
     if (era === 'legacy') {

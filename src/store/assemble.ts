@@ -2,12 +2,12 @@ import { TrackedHealth, type StoreProbe } from './health.js';
 import { ownedSalesCache, withOwners, type Owner } from './owner.js';
 import type { Store } from './types.js';
 
-type OwnedPart = 'accounts' | 'triggers' | 'events';
+type OwnedPart = 'accounts' | 'triggers' | 'events' | 'subscriptions';
 
 /** What an adapter makes of its database: the parts every owner shares, and those that read and write one owner's rows. */
 export type StoreParts = Omit<Store, OwnedPart | 'health' | 'ownedBy'> & {
   probe: StoreProbe;
-  /** One owner's accounts, triggers and events; every owner's for `undefined`. */
+  /** One owner's accounts, triggers, events and subscriptions; every owner's for `undefined`. */
   owned(owner: Owner): Pick<Store, OwnedPart>;
 };
 

@@ -24,14 +24,23 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   {
     name: 'triggers',
     columns: ['id', 'owner', 'kind', 'account_id', 'config_json', 'status', 'forward_url', 'secret_enc', 'provider_refs_json', 'state_json', 'fired', 'skipped', 'errors', 'last_event_at', 'last_error', 'created_at',
-      'next_poll_at', 'poll_again', 'claimed_by', 'claimed_until'],
+      'next_poll_at', 'poll_again', 'claimed_by', 'claimed_until', 'origin', 'subscriptions'],
     booleans: ['poll_again'],
   },
   { name: 'hooks', columns: ['id', 'provider', 'account_id', 'target', 'remote_id', 'events_json', 'secret_enc', 'created_at'] },
   { name: 'events', columns: ['id', 'trigger_id', 'owner', 'kind', 'dedupe_key', 'occurred_at', 'received_at', 'summary', 'payload_json'], identity: true },
   { name: 'consumers', columns: ['name', 'cursor', 'updated_at'] },
   { name: 'consumer_failures', columns: ['consumer', 'event_id', 'attempts', 'last_error', 'failed_at', 'retry_requested_at'] },
-  { name: 'deliveries', columns: ['id', 'event_id', 'trigger_id', 'url', 'state', 'attempts', 'next_attempt_at', 'give_up_at', 'last_status', 'last_error', 'claimed_by', 'claimed_until'], identity: true },
+  {
+    name: 'event_subscriptions',
+    columns: ['id', 'owner', 'mode', 'name', 'arguments_json', 'url', 'trigger_id', 'client_name', 'secret_enc', 'refresh_before', 'status', 'start_event_id',
+      'last_delivery_at', 'last_error', 'failed_since', 'failed_attempts', 'created_at', 'updated_at'],
+  },
+  {
+    name: 'deliveries',
+    columns: ['id', 'event_id', 'trigger_id', 'url', 'state', 'attempts', 'next_attempt_at', 'give_up_at', 'last_status', 'last_error', 'claimed_by', 'claimed_until', 'subscription_id'],
+    identity: true,
+  },
   { name: 'delivery_attempts', columns: ['id', 'delivery_id', 'attempt', 'at', 'status', 'error', 'duration_ms'], identity: true },
   { name: 'sales_cache', columns: ['account_id', 'kind', 'key_hash', 'result_enc', 'created_at'] },
   { name: 'team_users', columns: ['id', 'provider', 'subject', 'login', 'email', 'role', 'disabled', 'created_at', 'last_seen_at'], booleans: ['disabled'] },
@@ -47,6 +56,7 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   continuations: 'the rest of cut tool results, kept minutes for callers of the stopped server',
   team_records: "the team authorization server's grants, tokens and registered clients: people sign in again and clients register again",
   team_keys: "the team authorization server's signing and cookie keys, made anew by the first instance on the new store",
+  verified_callbacks: 'callback URLs that answered a challenge, cached for a while: the next subscription to one is challenged again',
 };
 
 /** What the PostgreSQL side of a copy reads from the source. */

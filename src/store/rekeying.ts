@@ -6,6 +6,8 @@ export interface RotateCounts {
   accounts: number;
   triggers: number;
   hooks: number;
+  /** MCP Events subscriptions' webhook secrets. */
+  subscriptions: number;
   /** Cached sales lookups dropped (their lookup keys are hashed with the old key and cannot be re-keyed). */
   salesCache: number;
 }
@@ -34,6 +36,7 @@ export const SECRET_TABLES = [
   ['accounts', 'account'],
   ['triggers', 'trigger'],
   ['hooks', 'webhook'],
+  ['event_subscriptions', 'event subscription'],
 ] as const;
 
 /**

@@ -1,4 +1,5 @@
 import { decryptSecret } from './crypto.js';
+import { openSecrets, signingSecrets } from './subscription-rules.js';
 import type { Account, AccountStatus, Delivery, Hook, Provider, Trigger, TriggerEvent } from './types.js';
 
 /*
@@ -41,6 +42,7 @@ export interface TriggerRow {
   last_event_at: string | null;
   last_error: string | null;
   created_at: string;
+  origin: string | null;
 }
 
 export interface EventRow {
@@ -99,6 +101,7 @@ export function toTrigger(row: TriggerRow): Trigger {
     lastEventAt: row.last_event_at,
     lastError: row.last_error,
     createdAt: row.created_at,
+    origin: row.origin === 'events' ? 'events' : null,
   };
 }
 
@@ -127,16 +130,28 @@ export function toHook(row: HookRow): Hook {
   };
 }
 
-/** A pending forward with its event and the trigger's encrypted secrets. */
-export type DeliveryRow = EventRow & { delivery_id: number; url: string; attempts: number; give_up_at: number; secret_enc: string | null };
+/** A pending delivery with its event and the trigger's encrypted secrets, or its subscription's. */
+export type DeliveryRow = EventRow & {
+  delivery_id: number;
+  url: string;
+  attempts: number;
+  give_up_at: number;
+  secret_enc: string | null;
+  subscription_id: string | null;
+  subscription_name: string | null;
+  subscription_secret_enc: string | null;
+  refresh_before: number | null;
+};
 
-export function toDelivery(row: DeliveryRow, key: Buffer): Delivery {
+export function toDelivery(row: DeliveryRow, key: Buffer, now: number): Delivery {
+  const delivery = { id: row.delivery_id, event: toEvent(row), url: row.url, attempts: row.attempts, giveUpAt: row.give_up_at };
+  if (row.subscription_id === null) {
+    return { ...delivery, secret: row.secret_enc ? (JSON.parse(decryptSecret(key, row.secret_enc, row.trigger_id)).forward as string | undefined) : undefined };
+  }
+  const secrets = signingSecrets(openSecrets(key, row.subscription_id, row.subscription_secret_enc), now);
   return {
-    id: row.delivery_id,
-    event: toEvent(row),
-    url: row.url,
-    attempts: row.attempts,
-    giveUpAt: row.give_up_at,
-    secret: row.secret_enc ? (JSON.parse(decryptSecret(key, row.secret_enc, row.trigger_id)).forward as string | undefined) : undefined,
+    ...delivery,
+    secret: undefined,
+    subscription: { id: row.subscription_id, name: row.subscription_name!, url: row.url, secrets, refreshBefore: row.refresh_before },
   };
 }

@@ -3,6 +3,7 @@ import type { EventStore, TriggerStore, WorkStore } from './types/triggers.js';
 import type { LeaseStore } from './types/leases.js';
 import type { ContinuationStore, SignInStore, WebSessionStore } from './types/short-lived.js';
 import type { TeamStore } from './types/team.js';
+import type { SubscriptionStore } from './types/subscriptions.js';
 import type { StoreHealth } from './health.js';
 import type { Redactor } from '../redact.js';
 
@@ -12,6 +13,7 @@ export * from './types/triggers.js';
 export * from './types/leases.js';
 export * from './types/short-lived.js';
 export * from './types/team.js';
+export * from './types/subscriptions.js';
 export type { StoreHealth } from './health.js';
 // Owners belong to the contract, and importing them loads no adapter (the stdio server answers tools/list before one loads).
 export { EVERYONE, ownEvents, ownedConsumer, PERSONAL_OWNER, type Owner } from './owner.js';
@@ -21,6 +23,8 @@ export interface Store {
   accounts: AccountStore;
   triggers: TriggerStore;
   events: EventStore;
+  /** MCP Events subscriptions, each on a trigger. */
+  subscriptions: SubscriptionStore;
   hooks: HookStore;
   salesCache: SalesCacheStore;
   work: WorkStore;

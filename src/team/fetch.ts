@@ -1,5 +1,5 @@
 import { Agent, fetch } from 'undici';
-import { guardedLookup, hostRefusal } from '../triggers/forward-guard.js';
+import { guardedLookup, hostRefusal } from '../http/forward-guard.js';
 
 export interface MetadataFetchPolicy {
   /** Private networks may be reached (SWITCHBOARD_FORWARD_ALLOW_PRIVATE). */

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import type { Delivery, EventStore, TriggerEvent } from '../store/types.js';
-import { ForwardRefused, hostRefusal } from './forward-guard.js';
+import { ForwardRefused, hostRefusal } from '../http/forward-guard.js';
 
 export const SIGNATURE_HEADER = 'x-switchboard-signature-256';
 export const EVENT_ID_HEADER = 'x-switchboard-event-id';

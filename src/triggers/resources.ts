@@ -1,8 +1,8 @@
+import { eventsUri } from '../contracts/triggers.js';
 import type { ToolDeps } from '../tool.js';
 
 /* Each trigger's events as a resource: listed, read and subscribed to by URI, by whichever protocol serves them. */
 
-export const eventsUri = (triggerId: string) => `switchboard://triggers/${triggerId}/events`;
 const EVENTS_URI = /^switchboard:\/\/triggers\/([\w-]+)\/events$/;
 /** Whether `uri` has the shape of an events URI: only those can be subscribed to. */
 export const isEventsUri = (uri: string) => EVENTS_URI.test(uri);

@@ -10,7 +10,8 @@ import { INSTANCE_LEASE_PREFIX, type Store, type Trigger } from '../store/types.
 import type { ToolDeps } from '../tool.js';
 import type { EventLog } from './event-log.js';
 import { DEFAULT_FORWARD_OPTIONS, forwardOnce, type ForwardOptions } from './forward.js';
-import { forwardDispatcher } from './forward-guard.js';
+import { forwardDispatcher } from '../http/forward-guard.js';
+import { RETENTION_EVERY_MS, sweepEventLog } from './retention.js';
 
 export interface RunnerOptions {
   store: Store;
@@ -26,6 +27,10 @@ export interface RunnerOptions {
   publicUrl?: string;
   /** Subscription lifetime and renewal; tests shorten them. */
   pushTiming?: Partial<PushTiming>;
+  /** SWITCHBOARD_EVENT_RETENTION_DAYS: the log keeps events this long. */
+  eventRetentionDays?: number;
+  /** How often the log's retention runs; tests shorten it. */
+  retentionEveryMs?: number;
 }
 
 /** Polls one process runs at once; more due ones wait for a free slot or another process. */
@@ -39,6 +44,7 @@ const FORWARDS_PER_CLAIM = 16;
 export class Runner {
   readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private timer: NodeJS.Timeout | undefined;
+  private retentionTimer: NodeJS.Timeout | undefined;
   private ticking = false;
   private tickAgain = false;
   private lastRenew = 0;
@@ -63,10 +69,15 @@ export class Runner {
   async start(): Promise<void> {
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.o.tickMs ?? 1_000);
+    const everyMs = this.o.retentionEveryMs ?? RETENTION_EVERY_MS;
+    const sweep = () => this.track(sweepEventLog({ store: this.o.store, holder: this.holder, logger: this.o.logger, days: this.o.eventRetentionDays, everyMs }));
+    sweep();
+    this.retentionTimer = setInterval(sweep, everyMs);
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.retentionTimer);
     this.timer = undefined;
     await Promise.allSettled([...this.work]);
     await this.forwardAgent?.close().catch(() => undefined);

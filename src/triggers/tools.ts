@@ -1,22 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import * as z from 'zod/v4';
-import { CONNECTORS } from '../connectors/index.js';
 import { InputError } from '../errors.js';
-import { readingAnswers } from '../http/client.js';
-import { newTriggerId, type Account, type Store, type Trigger } from '../store/types.js';
-import type { TriggerMode, TriggerRuntime } from '../contracts/triggers.js';
-import { defineTool, parseInput, type CallContext } from '../tool.js';
+import type { Account, Store, Trigger } from '../store/types.js';
+import type { TriggerMode } from '../contracts/triggers.js';
+import { defineTool } from '../tool.js';
 import { eventJson } from './forward.js';
-import { checkForwardUrl } from './forward-guard.js';
-import type { SetupResult } from '../contracts/triggers.js';
 import { TRIGGER_KINDS } from './kinds.js';
+import { createTrigger, deleteTrigger, runtimeOf } from './lifecycle.js';
 
 const KIND_NAMES = [...TRIGGER_KINDS.keys()] as [string, ...string[]];
-
-function runtimeOf(ctx: CallContext): TriggerRuntime {
-  if (!ctx.deps.triggers) throw new Error('Triggers are not available in this process.');
-  return ctx.deps.triggers;
-}
 
 const triggerShape = z.object({
   id: z.string(),
@@ -90,52 +81,7 @@ export const triggersCreate = defineTool({
   }),
   effect: 'write',
   async run(input, ctx) {
-    const runtime = runtimeOf(ctx);
-    const kind = runtime.kinds.get(input.kind)!;
-    const config = parseInput(kind.config, input.config ?? {}, 'config') as Record<string, unknown>;
-    const forwardUrl = input.forward_url ? await checkForwardUrl(input.forward_url, ctx.deps.forwardPolicy ?? { allowPrivate: false }) : null;
-    const { account, secret } = await ctx.deps.store.accounts.resolve(kind.connector, input.account);
-    const api = CONNECTORS[kind.connector].api(account, secret, ctx.deps, ctx.signal);
-    const id = newTriggerId();
-    let state: Record<string, unknown> = {};
-    let setup: SetupResult | undefined;
-    if (kind.provider) {
-      setup = await readingAnswers(api, () => kind.provider!.setup({ triggerId: id, account, api, store: ctx.deps.store, config, publicUrl: runtime.publicUrl }));
-      state = setup.state ?? {};
-    }
-    const forwardSecret = forwardUrl ? randomBytes(24).toString('base64url') : undefined;
-    let trigger: Trigger;
-    try {
-      if (kind.poll) {
-        // The baseline is taken now, so a bad folder or mailbox fails here and nothing is stored.
-        const draft: Trigger = { id, kind: kind.kind, accountId: account.id, config, status: 'active', forwardUrl, providerRefs: {}, state, fired: 0, skipped: 0, errors: 0, lastEventAt: null, lastError: null, createdAt: '' };
-        state = (await readingAnswers(api, () => kind.poll!.run({ trigger: draft, account, api, now: Date.now() }))).state;
-      }
-      trigger = await ctx.deps.store.triggers.create({
-        id,
-        kind: kind.kind,
-        accountId: account.id,
-        config: setup?.config ?? config,
-        forwardUrl,
-        secrets: forwardSecret || setup?.secrets ? { ...setup?.secrets, ...(forwardSecret ? { forward: forwardSecret } : {}) } : undefined,
-        providerRefs: setup?.providerRefs,
-        state,
-      });
-    } finally {
-      await setup?.settle?.();
-    }
-    const what =
-      setup?.next ??
-      kind.push?.next(config, account, runtime.publicUrl) ??
-      `Watching ${account.label} every ${Math.round(kind.poll!.intervalMs(config) / 1000)} s: each new event is seen within one poll interval.`;
-    const readEvents =
-      ctx.deps.surface === 'cli'
-        ? `Watch its events with: switchboard events tail --trigger ${trigger.id}`
-        : `Read events with events_next {"triggers":["${trigger.id}"]} or subscribe to switchboard://triggers/${trigger.id}/events.`;
-    const modeHint = kind.push && runtime.publicUrl ? ` ${ctx.deps.surface === 'cli' ? 'switchboard triggers list' : 'triggers_list'} shows its mode (push or poll) and why.` : '';
-    const next =
-      `${what}${modeHint} ${readEvents}` +
-      (forwardUrl ? ` Each event is also POSTed to ${forwardUrl}; verify X-Switchboard-Signature-256 with forward_secret.` : '');
+    const { trigger, next, forwardSecret } = await createTrigger(input, ctx);
     return { trigger: await describeTrigger(ctx.deps.store, trigger), next, ...(forwardSecret ? { forward_secret: forwardSecret } : {}) };
   },
 });
@@ -172,21 +118,7 @@ export const triggersDelete = defineTool({
   async run({ id }, ctx) {
     const trigger = await ctx.deps.store.triggers.get(id);
     if (!trigger) throw new InputError(`No trigger "${id}"; triggers_list shows the triggers.`, 'id');
-    const kind = runtimeOf(ctx).kinds.get(trigger.kind);
-    let note: string | undefined;
-    const teardown = kind?.provider?.teardown ?? kind?.push?.teardown;
-    if (kind && teardown) {
-      try {
-        const { account, secret } = await ctx.deps.store.accounts.resolve(kind.connector, trigger.accountId);
-        const api = CONNECTORS[kind.connector].api(account, secret, ctx.deps, ctx.signal);
-        await readingAnswers(api, () => teardown({ trigger, account, api, store: ctx.deps.store }));
-      } catch (error) {
-        note = kind.push
-          ? `The trigger is deleted, but its Graph subscription could not be removed: ${(error as Error).message} It expires within three days; until then its notifications are refused.`
-          : `The trigger is deleted, but its provider-side webhook could not be removed: ${(error as Error).message} Remove it in the provider's settings.`;
-      }
-    }
-    await ctx.deps.store.triggers.remove(id);
+    const note = await deleteTrigger(trigger, ctx);
     return { deleted: true, id, kind: trigger.kind, ...(note ? { note } : {}) };
   },
 });

@@ -1,4 +1,5 @@
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/v4';
 import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { finishedPolls, REVISIONS, signInThrough, textOf, type Connection, type Revision, type Setup } from './revisions.js';
@@ -24,6 +25,15 @@ export function revisionSuite(t: SuiteContext): void {
     expect(modern.tools.length).toBeGreaterThan(50);
     expect(shape(modern.tools)).toEqual(shape(legacy.tools));
     expect(modern.tools.find((tool: { name: string }) => tool.name === 'accounts_list').annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it('both revisions advertise MCP Events and list the same 31 event types', async () => {
+    const EventList = z.looseObject({ events: z.array(z.looseObject({ name: z.string(), delivery: z.array(z.string()) })) });
+    const lists = await Promise.all(REVISIONS.map((r) => t.connection(r).client.request({ method: 'events/list', params: {} }, EventList) as Promise<z.output<typeof EventList>>));
+    for (const r of REVISIONS) expect(t.connection(r).client.getServerCapabilities().extensions, r).toEqual({ 'io.modelcontextprotocol/events': {} });
+    expect(lists[0]!.events).toHaveLength(31);
+    expect(lists[0]!.events.find((e) => e.name === 'outlook.new_email')?.delivery).toEqual(['webhook', 'poll', 'push']);
+    expect(lists[1]!.events).toEqual(lists[0]!.events);
   });
 
   describe.each(REVISIONS)('a %s client', (revision) => {

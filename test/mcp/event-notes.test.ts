@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { framedMessages } from '../../src/mcp/event-store.js';
 import { EVENT_NOTIFICATION, eventNote, eventUpdate, noticesFor } from '../../src/mcp/event-notes.js';
-import { eventsUri } from '../../src/triggers/resources.js';
+import { eventsUri } from '../../src/contracts/triggers.js';
 import type { TriggerEvent } from '../../src/store/types.js';
 
 const event = (id: number, triggerId: string, summary: string): TriggerEvent => ({

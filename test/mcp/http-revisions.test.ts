@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
 import { surfaceOf } from '../../src/mcp/server.js';
 import { startHarness, type Harness } from '../harness.js';
-import { RawSession } from './sse.js';
+import { postModern, RawSession } from './sse.js';
 
 let h: Harness;
 let listener: HttpListener;
@@ -19,22 +19,8 @@ afterAll(async () => {
 });
 
 const MODERN = '2026-07-28';
-const envelope = (version = MODERN) => ({
-  'io.modelcontextprotocol/protocolVersion': version,
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-});
-
-/** One 2026-07-28 request as the revision lays it out: the envelope in _meta, the method (and name) in headers too. */
-async function modern(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const name = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
-  const res = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-method': method, 'mcp-protocol-version': MODERN, ...name, ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: envelope(), ...params } }),
-  });
-  return { status: res.status, session: res.headers.get('mcp-session-id'), body: (await res.json()) as { result?: any; error?: { code: number; message: string } } };
-}
+/** One 2026-07-28 request to this test's endpoint. */
+const modern = (method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) => postModern(endpoint, method, params, headers);
 
 describe('one endpoint for both revisions', () => {
   it('answers server/discover with 2026-07-28 and the capabilities, holding no session', async () => {

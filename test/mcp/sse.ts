@@ -36,6 +36,26 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
   }
 }
 
+const MODERN = '2026-07-28';
+const envelope = () => ({
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
+
+export type RawAnswer = { status: number; session: string | null; body: { result?: any; error?: { code: number; message: string; data?: any } } };
+
+/** One 2026-07-28 request as the revision lays it out: the envelope in _meta, the method (and name) in headers too. */
+export async function postModern(endpoint: string, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-method': method, 'mcp-protocol-version': MODERN, ...name, ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: envelope(), ...params } }),
+  });
+  return { status: res.status, session: res.headers.get('mcp-session-id'), body: (await res.json()) as RawAnswer['body'] };
+}
+
 /** A session opened by hand: initialize, then notifications/initialized. */
 export class RawSession {
   private nextId = 1;

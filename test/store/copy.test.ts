@@ -40,7 +40,14 @@ async function seedSqlite(location: StoreLocation) {
   await store.hooks.update(hook.id, { remoteId: '4711' });
   await store.accounts.share(github.id, '*');
   await store.triggers.update(forwarded.id, { providerRefs: { hookId: hook.id } });
+  const subscribed = await store.triggers.create({ kind: 'github.new_issue', accountId: github.id, config: { repo: 'octo/events' }, origin: 'events' });
+  await store.subscriptions.upsert({
+    id: 'sub_copy', mode: 'webhook', name: 'github.new_issue', arguments: { repo: 'octo/events' }, url: 'https://agent.example.net/mcp-events?s=1',
+    triggerId: subscribed.id, clientName: 'ai-sdk-mcp-client', secret: 'whsec_copied_secret_0001', refreshBefore: FAR_FUTURE,
+  });
+  await store.subscriptions.rememberCallback('', 'https://agent.example.net/mcp-events?s=1', FAR_FUTURE);
   await store.triggers.commit(forwarded.id, { events: [ev('i1'), ev('i2'), ev('i3')] });
+  await store.triggers.commit(subscribed.id, { events: [ev('s1')] });
   await store.triggers.commit(mail.id, { events: [ev('m1'), ev('m2')], state: { deltaLink: 'https://graph/delta?token=2' }, error: 'throttled once' });
   const [delivery] = await store.work.claimDeliveries('seed', 1, 60_000);
   await store.events.recordAttempt(delivery!.id, { status: 502, error: 'bad gateway', durationMs: 12, nextAttemptAt: FAR_FUTURE - 1, delivered: false });
@@ -56,14 +63,14 @@ async function seedSqlite(location: StoreLocation) {
   await store.close();
   // Gaps: a deleted event in the middle, and the newest one deleted (SQLite still never gives out its id again).
   const db = new Database(join(location.dataDir, DB_FILE_NAME));
-  db.prepare('DELETE FROM events WHERE id IN (2, 5)').run();
+  db.prepare('DELETE FROM events WHERE id IN (2, 6)').run();
   db.close();
   return { ids: { github: github.id, outlook: outlook.id, forwarded: forwarded.id, mail: mail.id, hook: hook.id }, hookSecret };
 }
 
 type Ids = Awaited<ReturnType<typeof seedSqlite>>['ids'];
 
-const DELIVERIES = 'SELECT id, event_id, trigger_id, url, state, attempts, next_attempt_at, give_up_at, last_status, last_error FROM deliveries ORDER BY id';
+const DELIVERIES = 'SELECT id, event_id, trigger_id, url, state, attempts, next_attempt_at, give_up_at, last_status, last_error, subscription_id FROM deliveries ORDER BY id';
 
 /** Everything the store contract reads back, secrets decrypted, and the forwards waiting (which the contract only claims). */
 async function readBack(store: Store, ids: Ids, deliveries: () => Promise<Record<string, unknown>[]>) {
@@ -74,6 +81,8 @@ async function readBack(store: Store, ids: Ids, deliveries: () => Promise<Record
     outlook: await store.accounts.resolve('outlook', 'work'),
     triggers: await store.triggers.list(),
     triggerSecrets: await store.triggers.secrets(ids.forwarded),
+    subscriptions: await store.subscriptions.list(),
+    subscriptionSecrets: await store.subscriptions.secrets('sub_copy'),
     hook: await store.hooks.find('github', ids.github, 'repo:octo/hello'),
     hookSecret: await store.hooks.secret(ids.hook),
     hookTriggers: await store.hooks.triggers(ids.hook),
@@ -124,12 +133,13 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
       meta: 1,
       accounts: 2,
       account_grants: 1,
-      triggers: 2,
+      triggers: 3,
       hooks: 1,
-      events: 3,
+      events: 4,
       consumers: 2,
       consumer_failures: 1,
-      deliveries: 3,
+      event_subscriptions: 1,
+      deliveries: 4,
       delivery_attempts: 1,
       sales_cache: 1,
       team_users: 1,
@@ -144,17 +154,22 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     expect(copied.github.secret).toEqual({ kind: 'token', token: 'ghp_copy_token_0001' });
     expect(copied.outlook.secret).toEqual({ kind: 'oauth', token: 'EwB-access-0001', refreshToken: 'M.C5-refresh-0001', expiresAt: 1_900_000_000_000 });
     expect(copied.hookSecret).toBe(hookSecret);
-    expect(copied.events.map((e) => e.id)).toEqual([1, 3, 4]);
+    expect(copied.events.map((e) => e.id)).toEqual([1, 3, 4, 5]);
+    expect(copied.subscriptionSecrets).toEqual({ current: 'whsec_copied_secret_0001' });
+    expect(await pg.subscriptions.verifiedCallback('', 'https://agent.example.net/mcp-events?s=1')).toBeUndefined();
     expect(copied.salesCache).toEqual([['ada@example.com', '{"name":"Ada"}']]);
     expect(await postgresAdapter.raw(target, 'SELECT count(*)::int AS n FROM leases')).toEqual([{ n: 0 }]);
 
     // New ids follow SQLite's: above every id it ever gave out, including the deleted newest one.
     const [next] = await pg.triggers.commit(ids.mail, { events: [ev('after-copy')] });
-    expect(next!.id).toBe(6);
-    expect((await pg.events.after(4, { limit: 10 })).map((e) => e.id)).toEqual([6]);
+    expect(next!.id).toBe(7);
+    expect((await pg.events.after(5, { limit: 10 })).map((e) => e.id)).toEqual([7]);
     const [forwarded] = await pg.triggers.commit(ids.forwarded, { events: [ev('after-copy-2')] });
     const due = await pg.work.claimDeliveries('test', 10, 60_000);
-    expect(due.find((d) => d.event.id === forwarded!.id)?.id).toBe(4);
+    expect(due.find((d) => d.event.id === forwarded!.id)?.id).toBe(5);
+    expect(due.find((d) => d.subscription)?.subscription).toEqual({
+      id: 'sub_copy', name: 'github.new_issue', url: 'https://agent.example.net/mcp-events?s=1', secrets: ['whsec_copied_secret_0001'], refreshBefore: FAR_FUTURE,
+    });
     // Accounts added later list after the copied ones, as they would in SQLite.
     await pg.accounts.add({ provider: 'github', label: 'later', secret: { kind: 'token', token: 'ghp_later' } });
     expect((await pg.accounts.list({ provider: 'github' })).map((a) => a.label)).toEqual(['pat', 'later']);

@@ -70,6 +70,36 @@ describe('the PostgreSQL event log', () => {
   });
 });
 
+describe('PostgreSQL fan-out to subscriptions', () => {
+  it('a commit that waited for a subscription being made on its trigger still enqueues a delivery for it', async () => {
+    const location = await postgresAdapter.location();
+    const store = await openAt(location);
+    const accountId = (await store.accounts.add({ provider: 'github', secret: { kind: 'token', token: 'ghp_fanout_race' } })).id;
+    const trigger = await store.triggers.create({ kind: 'github.new_issue', accountId, config: {} });
+    const db = connect(location.databaseUrl!);
+    let release!: () => void;
+    const made = new Promise<void>((resolve, reject) => {
+      // As the store's upsert does it: the trigger's row locked, the subscription added, the trigger's count raised.
+      const upsert = db.begin(async (tx) => {
+        await tx`SELECT 1 FROM triggers WHERE id = ${trigger.id} FOR NO KEY UPDATE`;
+        await tx`INSERT INTO event_subscriptions (id, owner, mode, name, arguments_json, url, trigger_id, start_event_id, created_at, updated_at)
+          VALUES ('sub_race', '', 'webhook', 'github.new_issue', '{}', 'https://agent.example/hook', ${trigger.id}, 0, 0, 0)`;
+        await tx`UPDATE triggers SET subscriptions = subscriptions + 1 WHERE id = ${trigger.id}`;
+        resolve();
+        await new Promise<void>((done) => (release = done));
+      });
+      upsert.catch(reject);
+    });
+    await made;
+    const commit = store.triggers.commit(trigger.id, { events: [ev('during')] });
+    await until(async () => (await db.unsafe("SELECT 1 FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'")).length > 0, 'the commit waiting for the row', 30_000);
+    release();
+    const [event] = await commit;
+    expect(await postgresAdapter.raw(location, 'SELECT event_id, subscription_id FROM deliveries')).toEqual([{ event_id: event!.id, subscription_id: 'sub_race' }]);
+    await db.end();
+  });
+});
+
 describe('PostgreSQL batches', () => {
   it('a value the database refuses (a NUL in text) fails its own item only; the others are stored, ids in input order', async () => {
     const store = await openAt(await postgresAdapter.location());

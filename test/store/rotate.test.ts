@@ -26,7 +26,10 @@ async function seed(secretKey?: string) {
     const trigger = await store.triggers.create({ kind: 'github.new_issue', accountId: token.id, config: {}, secrets: { forward: 'fwd-secret-01', webhook: 'wh-secret-01' } });
     await store.triggers.create({ kind: 'outlook.new_email', accountId: oauth.id, config: {} });
     const { hook, secret: hookSecret } = await store.hooks.create({ provider: 'github', accountId: token.id, target: 'repo:o/r', events: ['issues'] });
-    return { ids: { token: token.id, oauth: oauth.id, trigger: trigger.id, hook: hook.id }, hookSecret };
+    const subscription = { id: 'sub_rotate', mode: 'webhook' as const, name: 'github.new_issue', arguments: {}, url: 'https://agent.example/hook', triggerId: trigger.id, refreshBefore: null };
+    await store.subscriptions.upsert({ ...subscription, secret: 'whsec_old_rotate_secret' });
+    await store.subscriptions.upsert({ ...subscription, secret: 'whsec_new_rotate_secret', previousUntil: 4_000_000_000_000 });
+    return { ids: { token: token.id, oauth: oauth.id, trigger: trigger.id, hook: hook.id, subscription: subscription.id }, hookSecret };
   } finally {
     await store.close();
   }
@@ -38,6 +41,7 @@ async function readAll(store: Store, ids: Awaited<ReturnType<typeof seed>>['ids'
     oauth: (await store.accounts.resolve('outlook', ids.oauth)).secret,
     trigger: await store.triggers.secrets(ids.trigger),
     hook: await store.hooks.secret(ids.hook),
+    subscription: await store.subscriptions.secrets(ids.subscription),
   };
 }
 
@@ -49,6 +53,7 @@ async function snapshot(secretKey?: string): Promise<string> {
     await adapter.raw(location, 'SELECT id, secret_enc FROM accounts ORDER BY id'),
     await adapter.raw(location, 'SELECT id, secret_enc FROM triggers ORDER BY id'),
     await adapter.raw(location, 'SELECT id, secret_enc FROM hooks ORDER BY id'),
+    await adapter.raw(location, 'SELECT id, secret_enc FROM event_subscriptions ORDER BY id'),
     (await adapter.raw(location, "SELECT value FROM meta WHERE key = 'key_check'"))[0],
   ]);
 }
@@ -65,14 +70,14 @@ describe.each(ADAPTERS)('secrets rotate on $name', (each) => {
     const oldKey = readFileSync(keyFile(), 'utf8').trim();
     const before = await snapshot();
     const result = await rotateSecrets(location);
-    expect(result).toMatchObject({ accounts: 2, triggers: 1, hooks: 1, newKeyIn: 'keyFile', keyFile: keyFile() });
+    expect(result).toMatchObject({ accounts: 2, triggers: 1, hooks: 1, subscriptions: 1, newKeyIn: 'keyFile', keyFile: keyFile() });
     const newKey = readFileSync(keyFile(), 'utf8').trim();
     expect(newKey).not.toBe(oldKey);
     expect(existsSync(keyFile() + '.next')).toBe(false);
     const after = await snapshot();
     const [a, b] = [JSON.parse(before), JSON.parse(after)];
-    for (const i of [0, 1, 2]) for (const [j, row] of (a[i] as Array<{ secret_enc: string | null }>).entries()) if (row.secret_enc) expect(b[i][j].secret_enc).not.toBe(row.secret_enc);
-    expect(b[3].value).not.toBe(a[3].value);
+    for (const i of [0, 1, 2, 3]) for (const [j, row] of (a[i] as Array<{ secret_enc: string | null }>).entries()) if (row.secret_enc) expect(b[i][j].secret_enc).not.toBe(row.secret_enc);
+    expect(b[4].value).not.toBe(a[4].value);
 
     const store = await openStore(location);
     try {
@@ -81,6 +86,7 @@ describe.each(ADAPTERS)('secrets rotate on $name', (each) => {
         oauth: { kind: 'oauth', token: 'EwB-access', refreshToken: 'M.C5-refresh', expiresAt: 1_900_000_000_000 },
         trigger: { forward: 'fwd-secret-01', webhook: 'wh-secret-01' },
         hook: hookSecret,
+        subscription: { current: 'whsec_new_rotate_secret', previous: 'whsec_old_rotate_secret', previousUntil: 4_000_000_000_000 },
       });
     } finally {
       await store.close();

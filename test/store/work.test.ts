@@ -108,6 +108,24 @@ describe.each(ADAPTERS)('claimed work on $name', (adapter) => {
     expect((await a.work.claimDeliveries('a', 5, 60_000)).map((d) => d.event.id).sort()).toEqual([e1!.id, e2!.id]);
   });
 
+  it('hands a subscription delivery to one holder, and the same delivery to another once a dead holder\'s claim expires', async () => {
+    const trigger = await a.triggers.create({ kind: 'github.new_issue', accountId, config: {}, origin: 'events' });
+    const url = 'https://agent.example/hook?mcp_event_subscription=1';
+    await a.subscriptions.upsert({ id: 'sub_w', mode: 'webhook', name: 'github.new_issue', arguments: {}, url, triggerId: trigger.id, secret: 'whsec_work', refreshBefore: null });
+    const [event] = await b.triggers.commit(trigger.id, { events: [{ dedupeKey: 'i1', occurredAt: '2026-11-22T10:00:00Z', summary: 'i1', payload: {} }] });
+    const [mine] = await a.work.claimDeliveries('a', 5, 60_000);
+    expect(mine).toMatchObject({ url, event: { id: event!.id }, subscription: { id: 'sub_w', secrets: ['whsec_work'] } });
+    expect(await b.work.claimDeliveries('b', 5, 60_000)).toEqual([]);
+    // a is killed mid-send: its claim runs out and b sends the very same delivery, so the same event id.
+    await adapter.raw(location, 'UPDATE deliveries SET claimed_until = 1');
+    const [theirs] = await b.work.claimDeliveries('b', 5, 60_000);
+    expect(theirs).toMatchObject({ id: mine!.id, event: { id: event!.id }, subscription: { id: 'sub_w' } });
+    await b.events.recordAttempt(theirs!.id, { status: 204, durationMs: 1, nextAttemptAt: null, delivered: true });
+    await a.events.recordAttempt(mine!.id, { status: 204, durationMs: 1, nextAttemptAt: null, delivered: true });
+    expect(await adapter.raw(location, 'SELECT count(*) AS n FROM deliveries')).toEqual([{ n: 1 }]);
+    expect(await a.subscriptions.watermark('sub_w')).toBe(event!.id);
+  });
+
   it('tells a listener of commits by another store when the store can push them', async () => {
     let heard = 0;
     const stop = await b.events.watchCommits(() => heard++);

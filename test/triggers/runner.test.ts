@@ -10,6 +10,7 @@ import { backdateEvents } from '../store/states.js';
 import { EventLog } from '../../src/triggers/event-log.js';
 import type { TriggerKind } from '../../src/contracts/triggers.js';
 import { Runner } from '../../src/triggers/runner.js';
+import { RETENTION_LEASE, sweepEventLog } from '../../src/triggers/retention.js';
 import { until } from '../support/wait.js';
 
 let dir: string;
@@ -184,3 +185,38 @@ describe('event log', () => {
     expect(reads).toBe(0);
   });
 });
+
+describe.each(ADAPTERS)('event log retention on $name', (adapter) => {
+  afterEach(cleanUp);
+
+  it('prunes on start and then every period, on the one instance holding the lease', async () => {
+    const location = await adapter.location();
+    const store = await openAt(location, { secretKey: 'k' });
+    const other = await openAt(location, { secretKey: 'k' });
+    const logger = createLogger({ level: 'error' });
+    const account = await store.accounts.add({ provider: 'outlook', secret: { kind: 'token', token: 'token-123456' } });
+    const trigger = await store.triggers.create({ kind: 'outlook.new_email', accountId: account.id, config: {} });
+    const event = (key: string) => ({ dedupeKey: key, occurredAt: new Date().toISOString(), summary: key, payload: {} });
+    const [old] = await store.triggers.commit(trigger.id, { events: [event('old')] });
+    await adapter.raw(location, 'UPDATE events SET received_at = ?', '2000-01-01T00:00:00.000Z');
+    const [recent] = await store.triggers.commit(trigger.id, { events: [event('recent')] });
+    const ids = async () => (await store.events.after(0, { limit: 10 })).map((e) => e.id);
+
+    const runner = new Runner({ store, kinds: new Map(), log: new EventLog(store.events, 10_000), deps: { baseUrls: {} as never }, logger, eventRetentionDays: 7, retentionEveryMs: 200 });
+    await runner.start();
+    await until(async () => (await ids()).length === 1, 'the old event pruned at start');
+    expect(await ids()).toEqual([recent!.id]);
+    expect(await store.events.prunedThrough()).toBe(old!.id);
+
+    // Another instance leaves it to the holder; the holder's next sweeps take what has aged since.
+    const [aged] = await store.triggers.commit(trigger.id, { events: [event('aged')] });
+    await adapter.raw(location, 'UPDATE events SET received_at = ? WHERE id = ?', '2000-01-01T00:00:00.000Z', aged!.id);
+    expect(await sweepEventLog({ store: other, holder: 'another-instance', logger, days: 7 })).toBe(0);
+    await until(async () => !(await ids()).includes(aged!.id), 'the next sweep');
+    await runner.stop();
+    await adapter.raw(location, 'UPDATE leases SET expires_at = 1 WHERE name = ?', RETENTION_LEASE);
+    await adapter.raw(location, 'UPDATE events SET received_at = ?', '2000-01-01T00:00:00.000Z');
+    expect(await sweepEventLog({ store: other, holder: 'another-instance', logger, days: 7 })).toBe(1);
+  });
+});
+

@@ -1,5 +1,6 @@
 import { consumerOf, ownedConsumer, type Owner } from '../owner.js';
 import { toEvent, type EventRow } from '../rows.js';
+import { PRUNED_THROUGH_KEY } from '../subscription-rules.js';
 import type { ConsumerFailure, EventStore, TriggerEvent } from '../types.js';
 import { COMMITS_CHANNEL, type Queryable, type Sql } from './connection.js';
 
@@ -153,7 +154,41 @@ export class PgEventStore implements EventStore {
       WHERE d.event_id = ${eventId} AND d.event_id IN (SELECT id FROM events WHERE ${this.own()}) ORDER BY a.id`;
   }
 
+  async prune(before: string): Promise<number> {
+    const boundary = await this.lastId(before);
+    let removed = 0;
+    for (let n = PRUNE_BATCH; boundary > 0 && n === PRUNE_BATCH; removed += n) {
+      n = await this.sql.begin(async (tx) => {
+        // Locked, so a replay enqueuing a delivery for one of them meanwhile (it key-share locks them) is not lost with it.
+        const ids = (
+          await tx<{ id: number }[]>`
+            SELECT id FROM events e WHERE id <= ${boundary} AND received_at < ${before} AND ${this.own()}
+              AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.state = 'pending')
+              AND NOT EXISTS (SELECT 1 FROM consumer_failures f WHERE f.event_id = e.id)
+            ORDER BY id LIMIT ${PRUNE_BATCH} FOR UPDATE SKIP LOCKED`
+        ).map((r) => Number(r.id));
+        if (!ids.length) return 0;
+        // Their attempts go with them (ON DELETE CASCADE).
+        await tx`DELETE FROM deliveries WHERE event_id = ANY(${ids}::bigint[])`;
+        await tx`DELETE FROM events WHERE id = ANY(${ids}::bigint[])`;
+        await tx`
+          INSERT INTO meta (key, value) VALUES (${PRUNED_THROUGH_KEY}, ${String(ids.at(-1))})
+          ON CONFLICT (key) DO UPDATE SET value = GREATEST(meta.value::bigint, excluded.value::bigint)::text`;
+        return ids.length;
+      });
+    }
+    return removed;
+  }
+
+  async prunedThrough(): Promise<number> {
+    const [row] = await this.sql<{ value: string }[]>`SELECT value FROM meta WHERE key = ${PRUNED_THROUGH_KEY}`;
+    return Number(row?.value ?? 0);
+  }
+
   private now(): string {
     return new Date(this.clock()).toISOString();
   }
 }
+
+/** Events one prune transaction removes at most, so a large first prune never holds its locks for long. */
+const PRUNE_BATCH = 1000;

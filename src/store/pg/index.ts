@@ -13,6 +13,7 @@ import { migrate, PG_MIGRATIONS } from './migrations.js';
 import { pgSalesCache } from './sales-cache.js';
 import { pgContinuations, pgSignIns, pgWebSessions } from './short-lived.js';
 import { pgTeam } from './team.js';
+import { PgSubscriptionStore } from './subscriptions.js';
 import { PgTriggerStore } from './triggers.js';
 import { PgWorkStore } from './work.js';
 
@@ -49,6 +50,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
         accounts: new PgAccountStore(sql, key, options.redactor, guard, owner, touched),
         triggers: new PgTriggerStore(sql, key, guard, Date.now, owner),
         events: new PgEventStore(sql, key, Date.now, owner),
+        subscriptions: new PgSubscriptionStore(sql, key, guard, Date.now, owner),
       }),
       async close() {
         await sql.end({ timeout: 5 });

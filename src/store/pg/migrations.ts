@@ -257,6 +257,49 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       DELETE FROM team_records WHERE kind IN ('Session', 'Interaction', 'Grant', 'AuthorizationCode', 'AccessToken', 'RefreshToken');
     `,
   },
+  {
+    version: 8,
+    // MCP Events subscriptions (src/store/pg/subscriptions.ts), and deliveries to them beside forwards: a forward is
+    // unique per (event, url), a subscription delivery per (event, subscription).
+    sql: `
+      ALTER TABLE triggers ADD COLUMN origin text;
+      ALTER TABLE triggers ADD COLUMN subscriptions integer NOT NULL DEFAULT 0;
+      CREATE TABLE event_subscriptions (
+        id text PRIMARY KEY,
+        owner text NOT NULL,
+        mode text NOT NULL,
+        name text NOT NULL,
+        arguments_json json NOT NULL,
+        url text,
+        trigger_id text NOT NULL REFERENCES triggers (id) ON DELETE CASCADE,
+        client_name text,
+        secret_enc text,
+        refresh_before bigint,
+        status text NOT NULL DEFAULT 'active',
+        start_event_id bigint NOT NULL,
+        last_delivery_at bigint,
+        last_error text,
+        failed_since bigint,
+        failed_attempts integer NOT NULL DEFAULT 0,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      );
+      CREATE INDEX event_subscriptions_trigger ON event_subscriptions (trigger_id);
+      CREATE INDEX event_subscriptions_owner ON event_subscriptions (owner);
+      CREATE INDEX event_subscriptions_refresh ON event_subscriptions (refresh_before) WHERE refresh_before IS NOT NULL;
+      CREATE TABLE verified_callbacks (
+        owner text NOT NULL,
+        url text NOT NULL,
+        until bigint NOT NULL,
+        PRIMARY KEY (owner, url)
+      );
+      ALTER TABLE deliveries ADD COLUMN subscription_id text;
+      ALTER TABLE deliveries DROP CONSTRAINT deliveries_event_id_url_key;
+      CREATE UNIQUE INDEX deliveries_forward ON deliveries (event_id, url) WHERE subscription_id IS NULL;
+      CREATE UNIQUE INDEX deliveries_subscription ON deliveries (subscription_id, event_id) WHERE subscription_id IS NOT NULL;
+      CREATE INDEX deliveries_event ON deliveries (event_id);
+    `,
+  },
 ];
 
 /**

@@ -40,8 +40,8 @@ export async function openPgRekeying(options: PgStoreOptions): Promise<Rekeying>
         const salesCache = (await tx`DELETE FROM sales_cache`).count;
         for (const table of SHORT_LIVED_TABLES) await tx`DELETE FROM ${tx(table)}`;
         await tx`UPDATE meta SET value = ${newKeyCheck(to)} WHERE key = 'key_check'`;
-        const [accounts, triggers, hooks] = counts;
-        return { accounts: accounts!, triggers: triggers!, hooks: hooks!, salesCache };
+        const [accounts, triggers, hooks, subscriptions] = counts;
+        return { accounts: accounts!, triggers: triggers!, hooks: hooks!, subscriptions: subscriptions!, salesCache };
       })) as RotateCounts;
     },
     close: () => sql.end({ timeout: 5 }),

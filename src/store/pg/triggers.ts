@@ -1,6 +1,7 @@
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
+import { SUBSCRIPTION_WINDOW_MS } from '../subscription-rules.js';
 import { checkRefKey, countsByTrigger, FORWARD_WINDOW_MS, noAccount } from '../trigger-rules.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 import { TRIGGER_RUNS } from './work.js';
@@ -46,9 +47,9 @@ export class PgTriggerStore implements TriggerStore {
             AND (${this.o}::text IS NULL OR owner = ${this.o} OR id IN (SELECT account_id FROM account_grants WHERE grantee IN (${this.o}, '*')))`;
         if (!usable) throw noAccount(input.accountId);
         return tx<TriggerRow[]>`
-          INSERT INTO triggers (id, owner, kind, account_id, config_json, forward_url, secret_enc, provider_refs_json, state_json, created_at)
+          INSERT INTO triggers (id, owner, kind, account_id, config_json, forward_url, secret_enc, provider_refs_json, state_json, created_at, origin)
           VALUES (${id}, ${this.o ?? PERSONAL_OWNER}, ${input.kind}, ${input.accountId}, ${JSON.stringify(input.config)}::text::json, ${input.forwardUrl ?? null}, ${secrets},
-            ${JSON.stringify(input.providerRefs ?? {})}::text::json, ${JSON.stringify(input.state ?? {})}::text::json, ${new Date(this.clock()).toISOString()})
+            ${JSON.stringify(input.providerRefs ?? {})}::text::json, ${JSON.stringify(input.state ?? {})}::text::json, ${new Date(this.clock()).toISOString()}, ${input.origin ?? null})
           RETURNING *`;
       });
       return toTrigger(row);
@@ -167,9 +168,9 @@ export class PgTriggerStore implements TriggerStore {
     }
     // Each trigger's counts but its fired events, which the statement counts as it inserts them.
     const counts = [...countsByTrigger(batch.map((b) => b.item), batch.map((b) => b.state), batch.map(() => []), () => true).entries()];
-    const inserted = await this.sql<Array<{ id: number; trigger_id: string; dedupe_key: string; kind: string }>>`
+    const inserted = await this.sql<Array<{ id: number; trigger_id: string; dedupe_key: string; kind: string; stale: boolean }>>`
       WITH runs AS MATERIALIZED (
-        SELECT id, kind, forward_url, owner FROM triggers
+        SELECT id, kind, forward_url, owner, subscriptions, (SELECT count(*) FROM event_subscriptions s WHERE s.trigger_id = triggers.id) AS visible FROM triggers
         WHERE id = ANY(${ids}::text[]) AND ${this.own()} AND ${this.sql.unsafe(TRIGGER_RUNS)}
         ORDER BY id FOR NO KEY UPDATE
       ), log_lock AS MATERIALIZED (
@@ -200,8 +201,15 @@ export class PgTriggerStore implements TriggerStore {
         SELECT a.id, a.trigger_id, t.forward_url, ${now}::bigint, ${now + FORWARD_WINDOW_MS}::bigint
         FROM added a JOIN runs t ON t.id = a.trigger_id WHERE t.forward_url IS NOT NULL
         ON CONFLICT DO NOTHING
+      ), fanned AS (
+        INSERT INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at, subscription_id)
+        SELECT a.id, a.trigger_id, s.url, ${now}::bigint, ${now + SUBSCRIPTION_WINDOW_MS}::bigint, s.id
+        FROM added a JOIN event_subscriptions s ON s.trigger_id = a.trigger_id
+        WHERE ${takesDeliveries(this.sql, now)}
+        ON CONFLICT DO NOTHING
       )
-      SELECT id, trigger_id, dedupe_key, kind FROM added`;
+      SELECT id, trigger_id, dedupe_key, kind, (SELECT bool_or(subscriptions <> visible) FROM runs) AS stale FROM added`;
+    if (inserted[0]?.stale) await this.fanOutAgain(inserted.map((row) => Number(row.id)), now);
     const stored = new Map(inserted.map((row) => [`${row.trigger_id}\n${row.dedupe_key}`, row]));
     return batch.map(({ item }) => {
       const events: TriggerEvent[] = [];
@@ -215,6 +223,26 @@ export class PgTriggerStore implements TriggerStore {
       return events;
     });
   }
+
+  /**
+   * The statement above read the subscriptions as they were when it began, and waited for the triggers' locks after:
+   * a subscription made meanwhile (its upsert held the lock, and changed the trigger's count) was not seen. Its
+   * deliveries are enqueued now, by a statement that sees it; only a crash in between loses them, and only for
+   * subscriptions made during this commit.
+   */
+  private async fanOutAgain(eventIds: number[], now: number): Promise<void> {
+    await this.sql`
+      INSERT INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at, subscription_id)
+      SELECT e.id, e.trigger_id, s.url, ${now}::bigint, ${now + SUBSCRIPTION_WINDOW_MS}::bigint, s.id
+      FROM events e JOIN event_subscriptions s ON s.trigger_id = e.trigger_id
+      WHERE e.id = ANY(${eventIds}::bigint[]) AND e.id > s.start_event_id AND ${takesDeliveries(this.sql, now)}
+      ON CONFLICT DO NOTHING`;
+  }
+}
+
+/** A subscription (`s`) that a commit at `now` enqueues deliveries for: webhook, active, not past its refreshBefore. */
+function takesDeliveries(sql: Sql, now: number) {
+  return sql`s.mode = 'webhook' AND s.status = 'active' AND s.url IS NOT NULL AND (s.refresh_before IS NULL OR s.refresh_before > ${now}::bigint)`;
 }
 
 /** An item of a batch, with its JSON written. */

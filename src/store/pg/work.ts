@@ -51,11 +51,21 @@ export class PgWorkStore implements WorkStore {
   }
 
   async claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]> {
+    const now = Date.now();
+    // An attempt's due time and a subscription's refreshBefore were set on the clock of the process that wrote them; claims use the database's.
+    const live = this.sql`EXISTS (SELECT 1 FROM event_subscriptions s WHERE s.id = deliveries.subscription_id AND s.status = 'active'
+      AND (s.refresh_before IS NULL OR s.refresh_before > ${now}::bigint))`;
     const rows = await this.sql<DeliveryRow[]>`
-      WITH due AS (
+      WITH lapsed AS (
+        UPDATE deliveries SET state = 'expired', claimed_by = NULL, claimed_until = NULL
+        WHERE id IN (
+          SELECT id FROM deliveries
+          WHERE state = 'pending' AND subscription_id IS NOT NULL AND next_attempt_at <= ${now} AND COALESCE(claimed_until, 0) < ${this.now} AND NOT ${live}
+          FOR UPDATE SKIP LOCKED)),
+      due AS (
         SELECT id FROM deliveries
-        -- An attempt's due time was set on the clock of the process that wrote it; claims use the database's.
-        WHERE state = 'pending' AND next_attempt_at <= ${Date.now()} AND COALESCE(claimed_until, 0) < ${this.now}
+        WHERE state = 'pending' AND next_attempt_at <= ${now} AND COALESCE(claimed_until, 0) < ${this.now}
+          AND (subscription_id IS NULL OR ${live})
           AND trigger_id NOT IN (SELECT t.id FROM triggers t JOIN team_users u ON u.id = t.owner WHERE u.disabled)
         ORDER BY next_attempt_at, id LIMIT ${limit}
         FOR UPDATE SKIP LOCKED),
@@ -63,10 +73,12 @@ export class PgWorkStore implements WorkStore {
         UPDATE deliveries d SET claimed_by = ${holder}, claimed_until = ${this.now} + ${ttlMs}
         FROM due WHERE d.id = due.id
         RETURNING d.*)
-      SELECT c.id AS delivery_id, c.url, c.attempts, c.give_up_at, t.secret_enc, e.*
+      SELECT c.id AS delivery_id, c.url, c.attempts, c.give_up_at, t.secret_enc, c.subscription_id,
+        s.name AS subscription_name, s.secret_enc AS subscription_secret_enc, s.refresh_before, e.*
       FROM claimed c JOIN events e ON e.id = c.event_id LEFT JOIN triggers t ON t.id = c.trigger_id
+        LEFT JOIN event_subscriptions s ON s.id = c.subscription_id
       ORDER BY c.next_attempt_at, c.id`;
-    return rows.map((row) => toDelivery(row, this.key));
+    return rows.map((row) => toDelivery(row, this.key, now));
   }
 
   async renewClaims(holder: string, ttlMs: number): Promise<void> {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { consumerOf, ownedConsumer, type Owner } from '../owner.js';
 import { toEvent, type EventRow } from '../rows.js';
+import { PRUNED_THROUGH_KEY } from '../subscription-rules.js';
 import type { ConsumerFailure, EventStore, TriggerEvent } from '../types.js';
 
 /** The view owner's events; every owner's when @owner is NULL. */
@@ -155,4 +156,43 @@ export class SqliteEventStore implements EventStore {
       )
       .all(eventId, this.scope) as Array<{ attempt: number; status: number | null; error: string | null; at: string }>;
   }
+
+  async prune(before: string): Promise<number> {
+    const boundary = await this.lastId(before);
+    const batch = this.db.transaction((): number => {
+      const ids = (
+        this.db
+          .prepare(
+            `SELECT id FROM events e WHERE id <= @boundary AND received_at < @before AND ${OWN}
+               AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.state = 'pending')
+               AND NOT EXISTS (SELECT 1 FROM consumer_failures f WHERE f.event_id = e.id)
+             ORDER BY id LIMIT ${PRUNE_BATCH}`,
+          )
+          .all({ boundary, before, ...this.scope }) as Array<{ id: number }>
+      ).map((r) => r.id);
+      if (!ids.length) return 0;
+      const list = JSON.stringify(ids);
+      // Their attempts go with them (ON DELETE CASCADE).
+      this.db.prepare('DELETE FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?))').run(list);
+      this.db.prepare('DELETE FROM events WHERE id IN (SELECT value FROM json_each(?))').run(list);
+      this.db
+        .prepare(
+          `INSERT INTO meta (key, value) VALUES (?, ?)
+           ON CONFLICT (key) DO UPDATE SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))`,
+        )
+        .run(PRUNED_THROUGH_KEY, String(ids.at(-1)));
+      return ids.length;
+    });
+    let removed = 0;
+    for (let n = PRUNE_BATCH; boundary > 0 && n === PRUNE_BATCH; removed += n) n = batch.immediate();
+    return removed;
+  }
+
+  async prunedThrough(): Promise<number> {
+    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(PRUNED_THROUGH_KEY) as { value: string } | undefined;
+    return Number(row?.value ?? 0);
+  }
 }
+
+/** Events one prune transaction removes at most, so a large first prune never holds the writer's lock for long. */
+const PRUNE_BATCH = 1000;

@@ -12,6 +12,7 @@ import { MIGRATIONS, runMigrations } from './migrations.js';
 import { sqliteSalesCache } from './sales-cache.js';
 import { sqliteContinuations, sqliteSignIns, sqliteWebSessions } from './short-lived.js';
 import { sqliteTeam } from './team.js';
+import { SqliteSubscriptionStore } from './subscriptions.js';
 import { SqliteTriggerStore } from './triggers.js';
 import { SqliteWorkStore } from './work.js';
 
@@ -43,6 +44,7 @@ export async function openSqliteStore(options: OpenStoreOptions): Promise<Sqlite
         accounts: new SqliteAccountStore(db, key, options.redactor, guard, owner, touched),
         triggers: new SqliteTriggerStore(db, key, Date.now, guard, owner),
         events: new SqliteEventStore(db, key, Date.now, owner),
+        subscriptions: new SqliteSubscriptionStore(db, key, Date.now, guard, owner),
       }),
       async close() {
         if (db.open) db.close();

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { InputError } from '../../errors.js';
 import { assertMigrationsOrdered, type MigrationResult } from '../migration-rules.js';
+import { DELIVERY_TABLES, EVENT_SUBSCRIPTION_TABLES } from './migration-14.js';
 
 export interface Migration {
   version: number;
@@ -318,6 +319,39 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX team_records_owner ON team_records (owner) WHERE owner IS NOT NULL;
         DELETE FROM team_records WHERE kind IN ('Session', 'Interaction', 'Grant', 'AuthorizationCode', 'AccessToken', 'RefreshToken');
       `);
+    },
+  },
+  {
+    version: 14,
+    up(db) {
+      // MCP Events subscriptions (src/store/sqlite/subscriptions.ts), and deliveries to them beside forwards: a forward is
+      // unique per (event, url), a subscription delivery per (event, subscription). SQLite cannot drop a table's UNIQUE,
+      // so deliveries and their attempts are rebuilt, keeping their ids and the id sequence.
+      db.exec(`
+        ALTER TABLE triggers ADD COLUMN origin TEXT;
+        ALTER TABLE triggers ADD COLUMN subscriptions INTEGER NOT NULL DEFAULT 0;
+        ${EVENT_SUBSCRIPTION_TABLES}
+      `);
+      const sequences = db.prepare("SELECT name, seq FROM sqlite_sequence WHERE name IN ('deliveries', 'delivery_attempts')").all() as Array<{ name: string; seq: number }>;
+      db.exec(`
+        CREATE TABLE deliveries_v13 AS SELECT * FROM deliveries;
+        CREATE TABLE delivery_attempts_v13 AS SELECT * FROM delivery_attempts;
+        DROP TABLE delivery_attempts;
+        DROP TABLE deliveries;
+        ${DELIVERY_TABLES}
+        INSERT INTO deliveries (id, event_id, trigger_id, url, state, attempts, next_attempt_at, give_up_at, last_status, last_error, claimed_by, claimed_until)
+          SELECT id, event_id, trigger_id, url, state, attempts, next_attempt_at, give_up_at, last_status, last_error, claimed_by, claimed_until FROM deliveries_v13 ORDER BY id;
+        INSERT INTO delivery_attempts (id, delivery_id, attempt, at, status, error, duration_ms)
+          SELECT id, delivery_id, attempt, at, status, error, duration_ms FROM delivery_attempts_v13 ORDER BY id;
+        DROP TABLE deliveries_v13;
+        DROP TABLE delivery_attempts_v13;
+      `);
+      const restore = db.prepare('UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = ?');
+      const add = db.prepare('INSERT INTO sqlite_sequence (name, seq) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)');
+      for (const { name, seq } of sequences) {
+        restore.run(seq, name);
+        add.run(name, seq, name);
+      }
     },
   },
 ];

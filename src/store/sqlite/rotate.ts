@@ -26,7 +26,7 @@ function sqliteRekeying(db: Database.Database): Omit<Rekeying, 'close'> {
       db.pragma('secure_delete = ON');
       return db
         .transaction((): RotateCounts => {
-          const [accounts, triggers, hooks] = SECRET_TABLES.map(([table, what]) => {
+          const [accounts, triggers, hooks, subscriptions] = SECRET_TABLES.map(([table, what]) => {
             const rows = db.prepare(`SELECT id, secret_enc FROM ${table} WHERE secret_enc IS NOT NULL`).all() as Array<{ id: string; secret_enc: string }>;
             const update = db.prepare(`UPDATE ${table} SET secret_enc = ? WHERE id = ?`);
             for (const row of rows) update.run(reencryptSecret(row, what, from, to), row.id);
@@ -35,7 +35,7 @@ function sqliteRekeying(db: Database.Database): Omit<Rekeying, 'close'> {
           const salesCache = db.prepare('DELETE FROM sales_cache').run().changes;
           for (const table of SHORT_LIVED_TABLES) db.prepare(`DELETE FROM ${table}`).run();
           db.prepare("UPDATE meta SET value = ? WHERE key = 'key_check'").run(newKeyCheck(to));
-          return { accounts: accounts!, triggers: triggers!, hooks: hooks!, salesCache };
+          return { accounts: accounts!, triggers: triggers!, hooks: hooks!, subscriptions: subscriptions!, salesCache };
         })
         .immediate();
     },

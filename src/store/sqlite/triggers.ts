@@ -3,6 +3,7 @@ import { decryptSecret, encryptSecret } from '../crypto.js';
 import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import { TRIGGER_RUNS } from './work.js';
 import { toTrigger, type TriggerRow } from '../rows.js';
+import { SUBSCRIPTION_WINDOW_MS } from '../subscription-rules.js';
 import { checkRefKey, countsByTrigger, FORWARD_WINDOW_MS, noAccount } from '../trigger-rules.js';
 import { newTriggerId, type CommitInput, type CommitItem, type NewTrigger, type Trigger, type TriggerEvent, type TriggerSecrets, type TriggerStore } from '../types.js';
 
@@ -16,6 +17,8 @@ interface TriggerTarget {
   kind: string;
   forward_url: string | null;
   owner: string;
+  /** Its webhook subscriptions that take deliveries now. */
+  subscribers: Array<{ id: string; url: string }>;
 }
 
 export class SqliteTriggerStore implements TriggerStore {
@@ -39,8 +42,8 @@ export class SqliteTriggerStore implements TriggerStore {
       if (!this.db.prepare(`SELECT 1 FROM accounts WHERE id = ? AND ${USABLE_ACCOUNT}`).get(input.accountId, this.scope)) throw noAccount(input.accountId);
       this.db
         .prepare(
-          `INSERT INTO triggers (id, owner, kind, account_id, config_json, forward_url, secret_enc, provider_refs_json, state_json, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO triggers (id, owner, kind, account_id, config_json, forward_url, secret_enc, provider_refs_json, state_json, created_at, origin)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(...values);
     });
@@ -56,6 +59,7 @@ export class SqliteTriggerStore implements TriggerStore {
         JSON.stringify(input.providerRefs ?? {}),
         JSON.stringify(input.state ?? {}),
         new Date(this.clock()).toISOString(),
+        input.origin ?? null,
       );
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw noAccount(input.accountId);
@@ -153,17 +157,23 @@ export class SqliteTriggerStore implements TriggerStore {
   /** The items' events, in input order, and each trigger's counts and state, inside the caller's transaction. */
   private append(items: CommitItem[], now: number): TriggerEvent[][] {
     const receivedAt = new Date(now).toISOString();
-    const selectTrigger = this.db.prepare(`SELECT kind, forward_url, owner FROM triggers WHERE id = ? AND ${OWN} AND ${TRIGGER_RUNS}`);
+    const selectTrigger = this.db.prepare(`SELECT kind, forward_url, owner, subscriptions FROM triggers WHERE id = ? AND ${OWN} AND ${TRIGGER_RUNS}`);
+    const selectSubscribers = this.db.prepare(
+      `SELECT id, url FROM event_subscriptions WHERE trigger_id = ? AND mode = 'webhook' AND status = 'active' AND (refresh_before IS NULL OR refresh_before > ?)`,
+    );
     const triggers = new Map<string, TriggerTarget | undefined>();
     for (const { triggerId } of items) {
-      if (!triggers.has(triggerId)) triggers.set(triggerId, selectTrigger.get(triggerId, this.scope) as TriggerTarget | undefined);
+      if (triggers.has(triggerId)) continue;
+      const row = selectTrigger.get(triggerId, this.scope) as (Omit<TriggerTarget, 'subscribers'> & { subscriptions: number }) | undefined;
+      const subscribers = row?.subscriptions ? (selectSubscribers.all(triggerId, now) as TriggerTarget['subscribers']) : [];
+      triggers.set(triggerId, row && { ...row, subscribers });
     }
     const insertEvent = this.db.prepare(
       `INSERT OR IGNORE INTO events (trigger_id, owner, kind, dedupe_key, occurred_at, received_at, summary, payload_json)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertDelivery = this.db.prepare(
-      `INSERT OR IGNORE INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at) VALUES (?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO deliveries (event_id, trigger_id, url, next_attempt_at, give_up_at, subscription_id) VALUES (?, ?, ?, ?, ?, ?)`,
     );
     const added = items.map(({ triggerId, input }) => {
       const trigger = triggers.get(triggerId);
@@ -173,7 +183,8 @@ export class SqliteTriggerStore implements TriggerStore {
         if (result.changes === 0) continue;
         const id = Number(result.lastInsertRowid);
         events.push({ id, triggerId, kind: trigger!.kind, dedupeKey: e.dedupeKey, occurredAt: e.occurredAt, receivedAt, summary: e.summary, payload: e.payload });
-        if (trigger!.forward_url) insertDelivery.run(id, triggerId, trigger!.forward_url, now, now + FORWARD_WINDOW_MS);
+        if (trigger!.forward_url) insertDelivery.run(id, triggerId, trigger!.forward_url, now, now + FORWARD_WINDOW_MS, null);
+        for (const s of trigger!.subscribers) insertDelivery.run(id, triggerId, s.url, now, now + SUBSCRIPTION_WINDOW_MS, s.id);
       }
       return events;
     });

@@ -11,6 +11,10 @@ export const TRIGGER_RUNS = `NOT EXISTS (SELECT 1 FROM team_users u WHERE u.id =
   AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = triggers.account_id
     AND (a.owner = triggers.owner OR EXISTS (SELECT 1 FROM account_grants g WHERE g.account_id = a.id AND g.grantee IN (triggers.owner, '*'))))`;
 
+/** A subscription that takes deliveries at @now: there, active, and not past its refreshBefore. */
+const LIVE_SUBSCRIPTION = `SELECT 1 FROM event_subscriptions s WHERE s.id = deliveries.subscription_id AND s.status = 'active'
+  AND (s.refresh_before IS NULL OR s.refresh_before > @now)`;
+
 export class SqliteWorkStore implements WorkStore {
   constructor(
     private readonly db: Database.Database,
@@ -54,6 +58,13 @@ export class SqliteWorkStore implements WorkStore {
   async claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]> {
     const now = this.clock();
     const claim = this.db.transaction(() => {
+      this.db
+        .prepare(
+          `UPDATE deliveries SET state = 'expired', claimed_by = NULL, claimed_until = NULL
+           WHERE state = 'pending' AND subscription_id IS NOT NULL AND next_attempt_at <= @now AND COALESCE(claimed_until, 0) < @now
+             AND NOT EXISTS (${LIVE_SUBSCRIPTION})`,
+        )
+        .run({ now });
       const ids = this.db
         .prepare(
           `UPDATE deliveries SET claimed_by = @holder, claimed_until = @until
@@ -66,13 +77,15 @@ export class SqliteWorkStore implements WorkStore {
         .all({ holder, until: now + ttlMs, now, limit }) as Array<{ id: number }>;
       return this.db
         .prepare(
-          `SELECT d.id AS delivery_id, d.url, d.attempts, d.give_up_at, t.secret_enc, e.*
+          `SELECT d.id AS delivery_id, d.url, d.attempts, d.give_up_at, t.secret_enc, d.subscription_id,
+             s.name AS subscription_name, s.secret_enc AS subscription_secret_enc, s.refresh_before, e.*
            FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN triggers t ON t.id = d.trigger_id
+             LEFT JOIN event_subscriptions s ON s.id = d.subscription_id
            WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.next_attempt_at, d.id`,
         )
         .all(JSON.stringify(ids.map((r) => r.id))) as DeliveryRow[];
     });
-    return claim.immediate().map((row) => toDelivery(row, this.key));
+    return claim.immediate().map((row) => toDelivery(row, this.key, now));
   }
 
   async renewClaims(holder: string, ttlMs: number): Promise<void> {

@@ -1,4 +1,5 @@
 /** Triggers, their events and forwards, and the work instances claim for them. */
+import type { DeliverySubscription } from './subscriptions.js';
 
 export type TriggerStatus = 'active' | 'failing';
 
@@ -20,7 +21,11 @@ export interface Trigger {
   lastEventAt: string | null;
   lastError: string | null;
   createdAt: string;
+  /** 'events' for a trigger made for MCP Events subscriptions, removed when its last subscription goes; null for the rest. */
+  origin: TriggerOrigin;
 }
+
+export type TriggerOrigin = 'events' | null;
 
 export interface TriggerSecrets {
   /** Signs forwarded events (X-Switchboard-Signature-256). */
@@ -50,6 +55,7 @@ export interface NewTrigger {
   secrets?: TriggerSecrets;
   providerRefs?: Record<string, unknown>;
   state?: Record<string, unknown>;
+  origin?: TriggerOrigin;
 }
 
 /** One durable, numbered occurrence of a trigger. */
@@ -119,6 +125,8 @@ export interface Delivery {
   attempts: number;
   giveUpAt: number;
   secret: string | undefined;
+  /** Set for a delivery to an MCP Events webhook subscription (then `url` is its callback and `secret` unset); forwards have none. */
+  subscription?: DeliverySubscription;
 }
 
 /** An event a consumer gave up on after its attempts; kept until a retry succeeds. */
@@ -163,6 +171,13 @@ export interface EventStore {
     attempt: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
   ): Promise<void>;
   attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>>;
+  /**
+   * Retention: removes the events received before `before` (ISO 8601) with their finished deliveries and attempts,
+   * keeping any event with a pending delivery or a consumer failure not yet retried; returns how many went.
+   */
+  prune(before: string): Promise<number>;
+  /** The highest event id retention has removed (0 when none): a cursor below it may have missed events. */
+  prunedThrough(): Promise<number>;
 }
 
 /**
@@ -178,7 +193,11 @@ export interface WorkStore {
   pollSoon(triggerId: string): Promise<void>;
   /** pollSoon for every trigger on the account: once it is signed in again, its triggers resume at once. */
   pollAccountSoon(accountId: string): Promise<void>;
-  /** Claims up to `limit` pending forwards whose attempt is due; recordAttempt ends each claim. */
+  /**
+   * Claims up to `limit` pending forwards and subscription deliveries whose attempt is due; recordAttempt ends each
+   * claim. A subscription delivery whose subscription is gone, suspended or past its refreshBefore is given up
+   * (state 'expired') instead of returned.
+   */
   claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]>;
   /** Extends every claim `holder` has to `ttlMs` from now. */
   renewClaims(holder: string, ttlMs: number): Promise<void>;

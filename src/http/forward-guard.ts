@@ -2,8 +2,20 @@ import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent } from 'undici';
-import type { ForwardPolicy } from '../contracts/triggers.js';
 import { InputError } from '../errors.js';
+
+/**
+ * Where events may be forwarded and MCP event deliveries sent: loopback and public addresses always, private networks
+ * when the operator allows them.
+ */
+export interface ForwardPolicy {
+  /** SWITCHBOARD_FORWARD_ALLOW_PRIVATE: 10/8, 172.16/12, 192.168/16, 100.64/10 and fc00::/7 may be forwarded to. */
+  allowPrivate: boolean;
+  /** Loopback addresses may be reached (forwards to an agent on this machine); true unless set. */
+  allowLoopback?: boolean;
+  /** Resolves a host name to its addresses; the system resolver unless a test injects one. */
+  resolve?: (hostname: string) => Promise<string[]>;
+}
 
 export const ALLOW_PRIVATE_SETTING = 'SWITCHBOARD_FORWARD_ALLOW_PRIVATE';
 
@@ -73,24 +85,27 @@ async function allowedAddresses(hostname: string, policy: ForwardPolicy): Promis
   return allowed;
 }
 
-/** Checks a forward_url when a trigger is created; a name is resolved now too, though it is checked again at every send. */
-export async function checkForwardUrl(value: string, policy: ForwardPolicy): Promise<string> {
+/**
+ * Checks a forward_url (or an MCP event callback URL, named by `field`) when it is given; a name is resolved now too,
+ * though it is checked again at every send.
+ */
+export async function checkForwardUrl(value: string, policy: ForwardPolicy, field = 'forward_url'): Promise<string> {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new InputError(`"forward_url" must be an absolute http(s) URL, not ${JSON.stringify(value.slice(0, 100))}.`, 'forward_url');
+    throw new InputError(`"${field}" must be an absolute http(s) URL, not ${JSON.stringify(value.slice(0, 100))}.`, field);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InputError('"forward_url" must use http or https.', 'forward_url');
-  if (url.username || url.password) throw new InputError('"forward_url" must not carry a user name or password.', 'forward_url');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InputError(`"${field}" must use http or https.`, field);
+  if (url.username || url.password) throw new InputError(`"${field}" must not carry a user name or password.`, field);
   const refusal = hostRefusal(url, policy.allowPrivate);
-  if (refusal) throw new InputError(`"forward_url" is refused: ${refusal}.`, 'forward_url');
+  if (refusal) throw new InputError(`"${field}" is refused: ${refusal}.`, field);
   if (!isIP(bareHost(url))) {
     try {
       await allowedAddresses(url.hostname, policy);
     } catch (error) {
       // A name that does not resolve yet is accepted: each send resolves it again and records why it failed.
-      if (error instanceof ForwardRefused) throw new InputError(`"forward_url" is refused: ${error.message}.`, 'forward_url');
+      if (error instanceof ForwardRefused) throw new InputError(`"${field}" is refused: ${error.message}.`, field);
     }
   }
   return url.href;

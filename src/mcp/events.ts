@@ -1,0 +1,74 @@
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import type { EventsErrorNumbering } from '../config.js';
+import { InputError } from '../errors.js';
+import { EventsError, eventsErrors } from '../events/errors.js';
+import { eventTypes, type EventType } from '../events/types.js';
+import type { Store } from '../store/types.js';
+import type { TriggerRuntime } from '../contracts/triggers.js';
+import { readOnlyCaller, signedInOwner } from './auth.js';
+import { RequestError } from './requests.js';
+
+export const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
+
+/**
+ * How a server offers the MCP Events extension: the SEP reads `extensions`, the deployed clients (ChatGPT, the AI SDK)
+ * read a top-level `events`; both are sent, in server/discover and in initialize alike.
+ */
+export const EVENTS_CAPABILITIES = { events: {}, extensions: { [EVENTS_EXTENSION]: {} } };
+
+/** All 31 types fit one page today; the cursor exists so that a longer list needs no new client. */
+export const EVENTS_PAGE_SIZE = 50;
+
+const CURSOR_PREFIX = 'ev1.';
+const encodeCursor = (offset: number) => CURSOR_PREFIX + Buffer.from(String(offset)).toString('base64url');
+
+/** The offset a cursor of this server names; -32602 naming "cursor" for anything else. */
+function decodeCursor(cursor: string | undefined, total: number, errors: ReturnType<typeof eventsErrors>): number {
+  if (cursor === undefined) return 0;
+  const digits = cursor.startsWith(CURSOR_PREFIX) ? Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString() : '';
+  const offset = /^[1-9]\d{0,5}$/.test(digits) ? Number(digits) : NaN;
+  if (!(offset < total)) {
+    throw errors.invalidParams(`"cursor" ${JSON.stringify(cursor.slice(0, 100))} was not given by this server (or the list has changed since): omit cursor to list from the start.`, { field: 'cursor' });
+  }
+  return offset;
+}
+
+/** One page of the types, and the cursor of the next when there is more. */
+export function pageOf(types: EventType[], cursor: string | undefined, errors = eventsErrors()): { events: EventType[]; nextCursor?: string } {
+  const offset = decodeCursor(cursor, types.length, errors);
+  const end = offset + EVENTS_PAGE_SIZE;
+  return { events: types.slice(offset, end), ...(end < types.length ? { nextCursor: encodeCursor(end) } : {}) };
+}
+
+/** The JSON-RPC error an Events handler's failure is sent as: its code in the numbering in force, and its typed data. */
+export function eventsRequestError(error: unknown, numbering?: EventsErrorNumbering): unknown {
+  if (error instanceof EventsError) return new RequestError(error.code, error.message, error.data);
+  if (error instanceof InputError) {
+    const invalid = eventsErrors(numbering).invalidParams(error.message, { field: error.field ?? 'params' });
+    return new RequestError(invalid.code, invalid.message, invalid.data);
+  }
+  return error;
+}
+
+export interface EventsDeps {
+  store: Store;
+  triggers?: Pick<TriggerRuntime, 'kinds'>;
+  readOnly: boolean;
+  eventsErrorCodes?: EventsErrorNumbering;
+}
+
+const listParams = z.looseObject({ cursor: z.string().optional() });
+
+/** Answers the Events extension's requests on `server`, in either revision. */
+export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>): void {
+  server.setRequestHandler('events/list', { params: listParams }, async ({ cursor }, ctx: ServerContext) => {
+    const deps = await needDeps();
+    try {
+      const types = await eventTypes(deps, { person: signedInOwner(ctx.http?.authInfo), readOnly: deps.readOnly || readOnlyCaller(ctx) });
+      return pageOf(types, cursor, eventsErrors(deps.eventsErrorCodes));
+    } catch (error) {
+      throw eventsRequestError(error, deps.eventsErrorCodes);
+    }
+  });
+}
