@@ -153,6 +153,19 @@ describe.each(['SQLite', 'PostgreSQL'])('on %s', (adapter) => {
       await unsubscribe('/early', { filter: 'subject:early' });
     });
 
+    it('says truncated when the cursor is older than what retention kept', async () => {
+      const args = { filter: 'subject:pruned' };
+      const sub = await subscribe('/pruned', args, { ttlMs: 600 });
+      const trigger = (await s.h.store.subscriptions.get(sub.id))!.triggerId;
+      const event = await s.commit(trigger, 'soon pruned');
+      await until(async () => (await s.h.store.subscriptions.watermark(sub.id)) >= event.id, 'the delivery recorded');
+      await new Promise((r) => setTimeout(r, 700));
+      expect(await s.h.store.events.prune(new Date(Date.now() + 1_000).toISOString())).toBeGreaterThan(0);
+      const back = await subscribe('/pruned', args, { cursor: sub.cursor });
+      expect(back.truncated).toBe(true);
+      await unsubscribe('/pruned', args);
+    });
+
     it('sweeps a subscription expired past its grace, and the trigger made for it', async () => {
       const sub = await subscribe('/sweep', { filter: 'subject:sweep' }, { ttlMs: 600 });
       const trigger = (await s.h.store.subscriptions.get(sub.id))!.triggerId;
