@@ -16,7 +16,7 @@ import { TRIGGER_KINDS } from './triggers/kinds.js';
 export type DepsSettings = Pick<
   Config,
   'readOnly' | 'toolsets' | 'tools' | 'excludeTools' | 'toolMode' | 'salesCacheDays' | 'maxResultTokens' | 'forwardAllowPrivate' | 'oauth'
-> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes'>>;
+> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes' | 'eventsMaxSubscriptions'>>;
 
 /** What has to be started before the tools can run: the store, the event log, and where the providers answer. */
 export interface DepsParts {
@@ -55,6 +55,7 @@ export function composeDeps(settings: DepsSettings, parts: DepsParts, overrides:
     version: parts.version,
     tools: serverTools(settings),
     eventsErrorCodes: settings.eventsErrorCodes,
+    eventsMaxSubscriptions: settings.eventsMaxSubscriptions,
     ...overrides,
   };
 }

@@ -7,6 +7,8 @@ import { didYouMean } from './suggest.js';
 
 /** How long the event log keeps events unless SWITCHBOARD_EVENT_RETENTION_DAYS says otherwise. */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
+/** How many MCP Events subscriptions one person may hold unless SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS says otherwise. */
+export const DEFAULT_EVENTS_MAX_SUBSCRIPTIONS = 100;
 
 export interface Config {
   dataDir: string;
@@ -45,6 +47,8 @@ export interface Config {
   newSecretKey?: string;
   /** SWITCHBOARD_EVENTS_ERROR_CODES: the numbering of MCP Events errors, the design sketch's (ChatGPT's) or the SEP draft's. */
   eventsErrorCodes: EventsErrorNumbering;
+  /** SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS: how many MCP Events subscriptions one person (or the one owner) may hold. */
+  eventsMaxSubscriptions: number;
   /** --team / SWITCHBOARD_TEAM=1: MCP over HTTP is an OAuth protected resource; people sign in with GitHub or Microsoft, or at an external issuer. */
   team?: TeamConfig;
 }
@@ -152,6 +156,14 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
       'SWITCHBOARD_EVENT_RETENTION_DAYS',
     );
   }
+  const maxSubscriptionsText = env.SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS || String(DEFAULT_EVENTS_MAX_SUBSCRIPTIONS);
+  const eventsMaxSubscriptions = Number(maxSubscriptionsText);
+  if (!/^\d+$/.test(maxSubscriptionsText.trim()) || eventsMaxSubscriptions < 1 || eventsMaxSubscriptions > 100_000) {
+    throw new InputError(
+      `SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS must be a whole number from 1 to 100000 (MCP Events subscriptions per person), not "${maxSubscriptionsText}".`,
+      'SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS',
+    );
+  }
   const maxTokensText = flags['max-result-tokens'] ?? env.SWITCHBOARD_MAX_RESULT_TOKENS ?? '25000';
   const maxResultTokens = Number(maxTokensText);
   if (!Number.isInteger(maxResultTokens) || maxResultTokens < 1000 || maxResultTokens > 1_000_000) {
@@ -174,6 +186,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     newSecretKey: env.SWITCHBOARD_NEW_SECRET_KEY || undefined,
     forwardAllowPrivate: parseSwitch(env.SWITCHBOARD_FORWARD_ALLOW_PRIVATE, 'SWITCHBOARD_FORWARD_ALLOW_PRIVATE'),
     eventsErrorCodes: parseNumbering(env.SWITCHBOARD_EVENTS_ERROR_CODES),
+    eventsMaxSubscriptions,
     webhookGroupCommit: parseSwitch(env.SWITCHBOARD_WEBHOOK_GROUP_COMMIT || '1', 'SWITCHBOARD_WEBHOOK_GROUP_COMMIT'),
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,
     databaseUrl: checkDatabaseUrl(flags['database-url'] ?? (env.SWITCHBOARD_DATABASE_URL || undefined)),

@@ -12,6 +12,7 @@ import { openStore } from './store/index.js';
 import { EventLog } from './triggers/event-log.js';
 import { TRIGGER_KINDS } from './triggers/kinds.js';
 import { Runner } from './triggers/runner.js';
+import { subscriptionWork } from './events/subscription-work.js';
 import { webhookRoutes } from './triggers/webhooks.js';
 import { webRoutes } from './web/index.js';
 import { Drain } from './drain.js';
@@ -115,7 +116,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             sandbox: !!sandbox,
           })
         : undefined;
-    const runner = new Runner({ store, kinds: TRIGGER_KINDS, log, deps, logger, publicUrl: config.http.publicUrl, eventRetentionDays: config.eventRetentionDays });
+    const runner = new Runner({
+      store,
+      kinds: TRIGGER_KINDS,
+      log,
+      deps,
+      logger,
+      publicUrl: config.http.publicUrl,
+      eventRetentionDays: config.eventRetentionDays,
+      subscriptions: subscriptionWork({ deps, logger }),
+    });
     let lease: KeptLease | undefined;
     const readiness = async (): Promise<Readiness> => ({
       checks: {

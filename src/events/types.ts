@@ -25,10 +25,19 @@ export interface EventType {
   _meta?: Record<string, unknown>;
 }
 
-/** A subscription's arguments: the kind's config, and which account it watches. */
+/**
+ * Config fields for setting a provider's webhook up by hand (its signing secret, or a promise to give it later) are not
+ * subscription arguments: arguments are the subscription's key, resent on every refresh and kept by the client, and a
+ * subscription's trigger is always set up by Switchboard itself.
+ */
+export const MANUAL_SETUP_FIELDS = ['secret', 'manual'] as const;
+
+/** A subscription's arguments: the kind's config (without the manual set-up fields), and which account it watches. */
 function argumentsSchema(kind: TriggerKind): ObjectSchema {
   const title = providerRecord(kind.connector).title;
-  return kind.config.safeExtend({
+  const manual = MANUAL_SETUP_FIELDS.filter((field) => field in kind.config.shape);
+  const config = manual.length ? kind.config.omit(Object.fromEntries(manual.map((field) => [field, true]))) : kind.config;
+  return config.safeExtend({
     account: z.string().min(1).optional().describe(`${title} account to watch: an id or label from accounts_list; default the ${title} default account`),
   });
 }

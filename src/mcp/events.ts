@@ -4,9 +4,9 @@ import type { EventsErrorNumbering } from '../config.js';
 import { InputError } from '../errors.js';
 import { EventsError, eventsErrors } from '../events/errors.js';
 import { eventTypes, type EventType } from '../events/types.js';
-import type { Store } from '../store/types.js';
-import type { TriggerRuntime } from '../contracts/triggers.js';
-import { readOnlyCaller, signedInOwner } from './auth.js';
+import { subscribe, unsubscribe, type EventsContext } from '../events/subscriptions.js';
+import type { ToolDeps } from '../tool.js';
+import { ownerOf, readOnlyCaller, signedInOwner } from './auth.js';
 import { RequestError } from './requests.js';
 
 export const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
@@ -51,14 +51,40 @@ export function eventsRequestError(error: unknown, numbering?: EventsErrorNumber
   return error;
 }
 
-export interface EventsDeps {
-  store: Store;
-  triggers?: Pick<TriggerRuntime, 'kinds'>;
-  readOnly: boolean;
+export interface EventsDeps extends ToolDeps {
   eventsErrorCodes?: EventsErrorNumbering;
+  eventsMaxSubscriptions?: number;
+  eventsTiming?: { minTtlMs?: number };
 }
 
 const listParams = z.looseObject({ cursor: z.string().optional() });
+/** Subscribe's params are checked field by field in the extension's order (events/subscriptions.ts), so any object passes here. */
+const anyParams = z.looseObject({});
+const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
+
+/** The client's own name: from the request in 2026, from initialize in 2025. */
+function clientNameOf(server: Server, ctx: ServerContext): string | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, { name?: unknown } | undefined> | undefined;
+  const name = envelope?.[CLIENT_INFO_META_KEY]?.name ?? server.getClientVersion()?.name;
+  return typeof name === 'string' ? name.slice(0, 200) : undefined;
+}
+
+/**
+ * Who subscribes, and what they may do. The principal is the caller the transport authenticated: the signed-in person
+ * in team mode; in personal mode the server's one owner, whom SWITCHBOARD_HTTP_TOKEN authenticates over HTTP (a
+ * listener without a token serves loopback only, where every caller is already trusted with every tool) and the
+ * process that spawned it over stdio.
+ */
+function eventsContext(deps: EventsDeps, ctx: ServerContext): EventsContext {
+  return {
+    deps,
+    readOnly: deps.readOnly || readOnlyCaller(ctx),
+    numbering: deps.eventsErrorCodes,
+    maxSubscriptions: deps.eventsMaxSubscriptions,
+    minTtlMs: deps.eventsTiming?.minTtlMs,
+    signal: ctx.mcpReq.signal,
+  };
+}
 
 /** Answers the Events extension's requests on `server`, in either revision. */
 export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>): void {
@@ -67,6 +93,24 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>)
     try {
       const types = await eventTypes(deps, { person: signedInOwner(ctx.http?.authInfo), readOnly: deps.readOnly || readOnlyCaller(ctx) });
       return pageOf(types, cursor, eventsErrors(deps.eventsErrorCodes));
+    } catch (error) {
+      throw eventsRequestError(error, deps.eventsErrorCodes);
+    }
+  });
+
+  server.setRequestHandler('events/subscribe', { params: anyParams }, async (params, ctx: ServerContext) => {
+    const deps = await needDeps();
+    try {
+      return { ...(await subscribe(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
+    } catch (error) {
+      throw eventsRequestError(error, deps.eventsErrorCodes);
+    }
+  });
+
+  server.setRequestHandler('events/unsubscribe', { params: anyParams }, async (params, ctx: ServerContext) => {
+    const deps = await needDeps();
+    try {
+      return await unsubscribe(eventsContext(deps, ctx), ownerOf(ctx), params);
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
     }

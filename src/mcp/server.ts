@@ -45,6 +45,10 @@ export interface ServerDeps extends ToolDeps {
   version: string;
   /** SWITCHBOARD_EVENTS_ERROR_CODES: the numbering the Events extension's errors are sent in (sketch unless set). */
   eventsErrorCodes?: EventsErrorNumbering;
+  /** SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS: MCP Events subscriptions one person may hold (100 unless set). */
+  eventsMaxSubscriptions?: number;
+  /** MCP Events subscription timing; tests shorten the TTL floor. */
+  eventsTiming?: { minTtlMs?: number };
 }
 
 /** The input request key under which a 2026 tool call asks the client to open a sign-in link. */

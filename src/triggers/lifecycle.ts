@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CONNECTORS } from '../connectors/index.js';
 import { readingAnswers } from '../http/client.js';
-import { newTriggerId, type Trigger } from '../store/types.js';
+import { newTriggerId, type Trigger, type TriggerOrigin } from '../store/types.js';
 import type { SetupResult, TriggerRuntime } from '../contracts/triggers.js';
 import { parseInput, type CallContext } from '../tool.js';
 import { checkForwardUrl } from '../http/forward-guard.js';
@@ -12,6 +12,8 @@ export interface TriggerRequest {
   account?: string;
   config?: Record<string, unknown>;
   forward_url?: string;
+  /** 'events' for a trigger made for MCP Events subscriptions: removed with its last subscription. */
+  origin?: TriggerOrigin;
 }
 
 export function runtimeOf(ctx: CallContext): TriggerRuntime {
@@ -54,6 +56,7 @@ export async function createTrigger(input: TriggerRequest, ctx: CallContext): Pr
       secrets: forwardSecret || setup?.secrets ? { ...setup?.secrets, ...(forwardSecret ? { forward: forwardSecret } : {}) } : undefined,
       providerRefs: setup?.providerRefs,
       state,
+      origin: input.origin ?? null,
     });
   } finally {
     await setup?.settle?.();

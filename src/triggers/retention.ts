@@ -14,12 +14,24 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * The lease is held until the next sweep is due, so of the instances on one store only its holder sweeps; another
  * takes over once a holder stops renewing it. Returns how many events went (0 when another instance holds the lease).
  */
-export async function sweepEventLog(o: { store: Store; holder: string; logger: Logger; days?: number; everyMs?: number; now?: number }): Promise<number> {
+export async function sweepEventLog(o: {
+  store: Store;
+  holder: string;
+  logger: Logger;
+  days?: number;
+  everyMs?: number;
+  now?: number;
+  /** Other periodic upkeep done by the lease's holder only (expired MCP Events subscriptions), after the log's. */
+  underLease?: () => Promise<unknown>;
+}): Promise<number> {
   const days = o.days ?? DEFAULT_EVENT_RETENTION_DAYS;
   try {
     if (!(await o.store.leases.acquire(RETENTION_LEASE, o.holder, o.everyMs ?? RETENTION_EVERY_MS))) return 0;
     const removed = await o.store.events.prune(new Date((o.now ?? Date.now()) - days * DAY_MS).toISOString());
     if (removed) o.logger.info('event log pruned', { removed, retentionDays: days });
+    await o.underLease?.().catch((error: Error) => {
+      if (!(error instanceof StoreUnavailableError)) o.logger.warn('periodic upkeep failed', { message: error.message });
+    });
     return removed;
   } catch (error) {
     // The store reports its own failures once (serve logs them).

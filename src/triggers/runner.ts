@@ -6,7 +6,7 @@ import type { PushTiming, TriggerKind } from '../contracts/triggers.js';
 import { ProviderError, StoreUnavailableError } from '../errors.js';
 import { readingAnswers } from '../http/client.js';
 import type { Logger } from '../log.js';
-import { INSTANCE_LEASE_PREFIX, type Store, type Trigger } from '../store/types.js';
+import { INSTANCE_LEASE_PREFIX, type Delivery, type Store, type Trigger } from '../store/types.js';
 import type { ToolDeps } from '../tool.js';
 import type { EventLog } from './event-log.js';
 import { DEFAULT_FORWARD_OPTIONS, forwardOnce, type ForwardOptions } from './forward.js';
@@ -31,7 +31,18 @@ export interface RunnerOptions {
   eventRetentionDays?: number;
   /** How often the log's retention runs; tests shorten it. */
   retentionEveryMs?: number;
+  /** Sends MCP Events subscription deliveries and sweeps expired subscriptions (events/subscription-work.ts). */
+  subscriptions?: SubscriptionSender;
 }
+
+/** MCP Events work the runner claims and schedules but leaves to the events floor to do. */
+export interface SubscriptionSender {
+  deliver(delivery: Delivery, via: { dispatcher: Dispatcher; allowPrivate: boolean }): Promise<boolean>;
+  sweep(): Promise<number>;
+}
+
+/** A process without a subscription sender leaves a subscription delivery for one that has one, this much later. */
+const NO_SENDER_DELAY_MS = 30_000;
 
 /** Polls one process runs at once; more due ones wait for a free slot or another process. */
 const POLLS_AT_ONCE = 32;
@@ -70,7 +81,9 @@ export class Runner {
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.o.tickMs ?? 1_000);
     const everyMs = this.o.retentionEveryMs ?? RETENTION_EVERY_MS;
-    const sweep = () => this.track(sweepEventLog({ store: this.o.store, holder: this.holder, logger: this.o.logger, days: this.o.eventRetentionDays, everyMs }));
+    const underLease = this.o.subscriptions && (() => this.o.subscriptions!.sweep());
+    const sweep = () =>
+      this.track(sweepEventLog({ store: this.o.store, holder: this.holder, logger: this.o.logger, days: this.o.eventRetentionDays, everyMs, underLease }));
     sweep();
     this.retentionTimer = setInterval(sweep, everyMs);
   }
@@ -177,6 +190,16 @@ export class Runner {
     }
   }
 
+  private async deliverToSubscription(delivery: Delivery): Promise<boolean> {
+    if (!this.o.subscriptions || !this.forward.dispatcher) {
+      const next = Date.now() + NO_SENDER_DELAY_MS;
+      const error = 'this process sends no MCP event deliveries; left for another';
+      await this.o.store.events.recordAttempt(delivery.id, { error, durationMs: 0, delivered: false, nextAttemptAt: next <= delivery.giveUpAt ? next : null });
+      return false;
+    }
+    return this.o.subscriptions.deliver(delivery, { dispatcher: this.forward.dispatcher, allowPrivate: this.forward.allowPrivate ?? false });
+  }
+
   private async forwardDue(): Promise<void> {
     if (this.forwarding) return;
     this.forwarding = true;
@@ -184,7 +207,7 @@ export class Runner {
       for (;;) {
         const due = await this.o.store.work.claimDeliveries(this.holder, FORWARDS_PER_CLAIM, this.ttl);
         if (due.length === 0) break;
-        await Promise.all(due.map((d) => forwardOnce(this.o.store.events, d, this.forward)));
+        await Promise.all(due.map((d) => (d.subscription ? this.deliverToSubscription(d) : forwardOnce(this.o.store.events, d, this.forward))));
         if (due.length < FORWARDS_PER_CLAIM) break;
       }
     } catch (error) {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
 import { surfaceOf } from '../../src/mcp/server.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
+import { MANUAL_SETUP_FIELDS } from '../../src/events/types.js';
 import { startHarness, type Harness } from '../harness.js';
 import { postModern } from '../mcp/sse.js';
 
@@ -130,7 +131,8 @@ describe('events/list', () => {
       expect(schema.type, event.name).toBe('object');
       expect(schema.additionalProperties, event.name).toBe(false);
       for (const combinator of ['anyOf', 'oneOf', 'allOf', 'not']) expect(schema[combinator], `${event.name} ${combinator}`).toBeUndefined();
-      expect(Object.keys(schema.properties), event.name).toEqual([...Object.keys(TRIGGER_KINDS.get(event.name)!.config.shape), 'account']);
+      const config = Object.keys(TRIGGER_KINDS.get(event.name)!.config.shape).filter((field) => !(MANUAL_SETUP_FIELDS as readonly string[]).includes(field));
+      expect(Object.keys(schema.properties), event.name).toEqual([...config, 'account']);
       expect(schema.properties.account).toMatchObject({ type: 'string', description: expect.stringMatching(/accounts_list/) });
       expect(() => ajv.compile(schema), event.name).not.toThrow();
       expect(() => ajv.compile(event.payloadSchema), `${event.name} payload`).not.toThrow();
@@ -139,6 +141,10 @@ describe('events/list', () => {
     const validate = ajv.compile(body.result.events.find((e: { name: string }) => e.name === 'github.new_issue').inputSchema);
     expect(validate({ repo: 'octo/hello', account: 'work' })).toBe(true);
     expect(validate({ repo: 'octo/hello', branch: 'main' })).toBe(false);
+    // A subscription's arguments are its key, resent on every refresh: a signing secret has no place there.
+    const vercel = body.result.events.find((e: { name: string }) => e.name === 'vercel.deployment_failed').inputSchema;
+    expect(Object.keys(vercel.properties)).toEqual(['project', 'environment', 'account']);
+    expect(ajv.compile(vercel)({ project: 'web', secret: 'whsec-by-hand' })).toBe(false);
   });
 
   it('answers a cursor it did not give with -32602 naming "cursor", in both revisions', async () => {
