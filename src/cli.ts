@@ -98,7 +98,7 @@ export function buildProgram(): Command {
   triggersCommand(program.command('triggers').description('Standing requests (new email, GitHub events, Vercel deployments) whose events land in the event log.'), kit);
   eventsCommand(program.command('events').description('Read the event log.'), kit);
   secretsCommand(program.command('secrets').description('The key that encrypts stored secrets.'), kit);
-  dbCommand(program.command('db').description("The store's database: bring its schema up to date, or move a SQLite store into PostgreSQL."), kit);
+  dbCommand(program.command('db').description("The store's database: bring its schema up to date, back up and restore a SQLite store, or move it into PostgreSQL."), kit);
   usersCommand(program.command('users').description('The people who signed in to a team server (serve --http --team).'), kit);
   tokensCommand(program.command('tokens').description('Personal access tokens for agents that cannot sign in to a team server: shown once, stored hashed.'), kit);
   return program;

@@ -27,7 +27,7 @@ export function secretsCommand(secrets: Command, cli: CliKit): void {
 
 export function dbCommand(db: Command, cli: CliKit): void {
   const { withCommon, withConfig, print } = cli;
-  db.addHelpText('after', examples('switchboard db migrate', 'PGPASSWORD=... switchboard db copy --to postgres://switchboard@db.internal:5432/switchboard'));
+  db.addHelpText('after', examples('switchboard db migrate', 'switchboard db backup --to switchboard-backup.db', 'PGPASSWORD=... switchboard db copy --to postgres://switchboard@db.internal:5432/switchboard'));
   withCommon(db.command('migrate'))
     .description("Apply the store's pending schema migrations once (safe while other instances do the same) and say what was done.")
     .addHelpText(
