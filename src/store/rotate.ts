@@ -106,4 +106,3 @@ function writeDurably(file: string, text: string): void {
   }
   syncDirectory(dirname(file));
 }
-
