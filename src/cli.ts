@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { examples, cliWording, fileRefusal, HELP_WIDTH, type CliKit } from './cli-text.js';
 import { loadConfig, type Config, type Flags } from './config.js';
 import { AccountError, InputError, ProviderError } from './errors.js';
+import { runKeyCommand } from './key-command.js';
 import { loadSandbox } from './sandbox/load.js';
 import { accountsCommand } from './accounts/cli.js';
 import { sharingCommands, tokensCommand, usersCommand } from './team/cli.js';
@@ -97,7 +98,7 @@ export function buildProgram(): Command {
   triggersCommand(program.command('triggers').description('Standing requests (new email, GitHub events, Vercel deployments) whose events land in the event log.'), kit);
   eventsCommand(program.command('events').description('Read the event log.'), kit);
   secretsCommand(program.command('secrets').description('The key that encrypts stored secrets.'), kit);
-  dbCommand(program.command('db').description("The store's database: bring its schema up to date, or move a SQLite store into PostgreSQL."), kit);
+  dbCommand(program.command('db').description("The store's database: bring its schema up to date, back up and restore a SQLite store, or move it into PostgreSQL."), kit);
   usersCommand(program.command('users').description('The people who signed in to a team server (serve --http --team).'), kit);
   tokensCommand(program.command('tokens').description('Personal access tokens for agents that cannot sign in to a team server: shown once, stored hashed.'), kit);
   return program;
@@ -129,7 +130,8 @@ function configOf(opts: Record<string, unknown>): Config {
   const flags: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(opts)) flags[key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)] = value;
   if (typeof flags['data-dir'] === 'string') flags['data-dir'] = resolve(flags['data-dir']);
-  return loadConfig(process.env, flags as Flags);
+  const config = loadConfig(process.env, flags as Flags);
+  return config.secretKeyCommand ? { ...config, secretKey: runKeyCommand(config.secretKeyCommand, process.env) } : config;
 }
 
 /** The store options serve was given, which the commands its sandbox banner prints must carry to reach the same store. */

@@ -1,5 +1,6 @@
 import envPaths from 'env-paths';
 import { InputError } from './errors.js';
+import { keyCommandOf, type KeyCommand } from './key-command.js';
 import type { TeamRule } from './contracts/team.js';
 import { parseToolList } from './tool-selection.js';
 import { OAUTH_PROVIDERS, oauthRecord, type OAuthProvider, PROVIDER_RECORDS, PROVIDERS, type Provider } from './providers.js';
@@ -17,6 +18,8 @@ export interface Config {
   baseUrls: Record<Provider, string>;
   http: { host: string; port: number; publicUrl?: string; token?: string };
   secretKey?: string;
+  /** SWITCHBOARD_SECRET_KEY_COMMAND: the command that prints the key; the command line runs it and puts the key in secretKey. */
+  secretKeyCommand?: KeyCommand;
   /** Connectors whose tools are listed; all when absent. */
   toolsets?: Provider[];
   /** --tools: only these tool names or globs (added to the toolsets' tools when both are given). */
@@ -198,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
       token: env.SWITCHBOARD_HTTP_TOKEN || undefined,
     },
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,
+    secretKeyCommand: keyCommandOf(env),
     toolsets: parseToolsets(flags.toolsets ?? env.SWITCHBOARD_TOOLSETS, named('toolsets', 'SWITCHBOARD_TOOLSETS')),
     tools: parseToolList(flags.tools ?? env.SWITCHBOARD_TOOLS, named('tools', 'SWITCHBOARD_TOOLS')),
     excludeTools: parseToolList(flags['exclude-tools'] ?? env.SWITCHBOARD_EXCLUDE_TOOLS, named('exclude-tools', 'SWITCHBOARD_EXCLUDE_TOOLS')),

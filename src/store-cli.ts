@@ -27,7 +27,7 @@ export function secretsCommand(secrets: Command, cli: CliKit): void {
 
 export function dbCommand(db: Command, cli: CliKit): void {
   const { withCommon, withConfig, print } = cli;
-  db.addHelpText('after', examples('switchboard db migrate', 'PGPASSWORD=... switchboard db copy --to postgres://switchboard@db.internal:5432/switchboard'));
+  db.addHelpText('after', examples('switchboard db migrate', 'switchboard db backup --to switchboard-backup.db', 'PGPASSWORD=... switchboard db copy --to postgres://switchboard@db.internal:5432/switchboard'));
   withCommon(db.command('migrate'))
     .description("Apply the store's pending schema migrations once (safe while other instances do the same) and say what was done.")
     .addHelpText(
@@ -37,6 +37,26 @@ export function dbCommand(db: Command, cli: CliKit): void {
     .action(async (opts) => {
       const { migrateCommand } = await import('./db-commands.js');
       await withConfig(opts, async (config) => print(await migrateCommand(config)), { standIns: false });
+    });
+
+  withCommon(db.command('backup'))
+    .description("Copy the SQLite store to a file while servers may run (SQLite's online backup), secrets still encrypted; the key must be kept with it.")
+    .requiredOption('--to <file>', 'the file to write; it must not exist yet')
+    .option('--force', 'replace the file when it exists')
+    .addHelpText('after', examples('switchboard db backup --to switchboard-backup.db', 'switchboard db backup --to /var/backups/switchboard.db --force'))
+    .action(async (opts) => {
+      const { backupCommand } = await import('./db-commands.js');
+      await withConfig(opts, async (config) => print(await backupCommand(config, opts.to, opts.force === true)), { standIns: false });
+    });
+
+  withCommon(db.command('restore'))
+    .description('Make a backup the store of a stopped or empty data directory, once it is checked whole and the current key opens its secrets; migrated when older.')
+    .requiredOption('--from <file>', 'the backup, written by switchboard db backup')
+    .option('--force', 'replace a store that holds accounts, triggers or events (never one a running server uses)')
+    .addHelpText('after', examples('switchboard db restore --from switchboard-backup.db --data-dir /var/lib/switchboard'))
+    .action(async (opts) => {
+      const { restoreCommand } = await import('./db-commands.js');
+      await withConfig(opts, async (config) => print(await restoreCommand(config, opts.from, opts.force === true)), { standIns: false });
     });
 
   db.command('copy')

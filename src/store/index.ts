@@ -19,3 +19,5 @@ export { migrateStore, type MigrateResult } from './schema.js';
 export { copyStore, type CopyResult } from './copy.js';
 export { COPIED_TABLES, SKIPPED_TABLES, type CopiedTable } from './copy-tables.js';
 export * from './types.js';
+export { backupSqlite, type BackupResult, type StoreCounts } from './sqlite/backup.js';
+export { restoreSqlite, type RestoreResult } from './sqlite/restore.js';

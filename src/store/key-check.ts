@@ -59,6 +59,6 @@ function finishInterruptedRotation(loaded: LoadedKey, check: string): LoadedKey 
 export function keyMismatchMessage(loaded: LoadedKey, where: string): string {
   const head = `The secret key does not match the one the stored secrets in ${where} were encrypted with. Nothing was changed.`;
   return loaded.source === 'secretKey'
-    ? `${head} Set SWITCHBOARD_SECRET_KEY to the key used before, or unset it if they were encrypted with the key file ${loaded.keyFile}.`
+    ? `${head} Set SWITCHBOARD_SECRET_KEY to the key used before (or have SWITCHBOARD_SECRET_KEY_COMMAND print it), or unset it if they were encrypted with the key file ${loaded.keyFile}.`
     : `${head} The key came from the key file ${loaded.keyFile}; restore the original file, or set SWITCHBOARD_SECRET_KEY to the key used before.`;
 }

@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'n
 import { dirname } from 'node:path';
 import { InputError } from '../errors.js';
 import { keyFromString, loadKey, NEXT_KEY_SUFFIX } from './crypto.js';
+import { syncDirectory } from './durable-files.js';
 import type { Rekeying, RotateCounts } from './rekeying.js';
 import { openSqliteRekeying } from './sqlite/rotate.js';
 
@@ -60,7 +61,7 @@ export async function rotateSecrets(o: RotateOptions): Promise<RotateResult> {
     else if (current.source === 'secretKey') {
       throw new InputError(
         'The current key comes from SWITCHBOARD_SECRET_KEY, so the new one must too: set SWITCHBOARD_NEW_SECRET_KEY to the new key ' +
-          '(32 random bytes as hex or base64, e.g. from `openssl rand -base64 32`), run this again, then put it in SWITCHBOARD_SECRET_KEY. Nothing was changed.',
+          '(32 random bytes as hex or base64, e.g. from `openssl rand -base64 32`), run this again, then put it in SWITCHBOARD_SECRET_KEY (or where SWITCHBOARD_SECRET_KEY_COMMAND reads it). Nothing was changed.',
         'SWITCHBOARD_NEW_SECRET_KEY',
       );
     } else newKey = randomBytes(32);
@@ -104,17 +105,4 @@ function writeDurably(file: string, text: string): void {
     closeSync(fd);
   }
   syncDirectory(dirname(file));
-}
-
-function syncDirectory(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some platforms cannot fsync a directory; the rename is still atomic.
-  }
 }

@@ -41,6 +41,8 @@ const COMMANDS: Array<{ path: string[]; flags: string[] }> = [
   { path: ['secrets', 'rotate'], flags: ['--force'] },
   { path: ['db', 'migrate'], flags: ['--data-dir', '--database-url', '--sandbox'] },
   { path: ['db', 'copy'], flags: ['--to', '--data-dir', '--sandbox'] },
+  { path: ['db', 'backup'], flags: ['--to', '--force', '--data-dir', '--sandbox'] },
+  { path: ['db', 'restore'], flags: ['--from', '--force', '--data-dir', '--sandbox'] },
   { path: ['users', 'list'], flags: ['--json', '--data-dir', '--database-url', '--sandbox'] },
   { path: ['users', 'disable'], flags: ['--data-dir', '--database-url', '--sandbox'] },
   { path: ['users', 'enable'], flags: ['--data-dir', '--database-url', '--sandbox'] },
