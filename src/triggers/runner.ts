@@ -63,6 +63,8 @@ export class Runner {
   /** Polls and forwards under way, so stop() can let them finish before the store closes. */
   private readonly work = new Set<Promise<unknown>>();
   private forwarding = false;
+  private forwardAgain = false;
+  private unlisten: (() => void) | undefined;
   private readonly ttl: number;
   private readonly pollKinds: string[];
   private readonly forward: ForwardOptions;
@@ -80,6 +82,11 @@ export class Runner {
   async start(): Promise<void> {
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.o.tickMs ?? 1_000);
+    // A commit's forwards and subscription deliveries are due at once: the log's news (this process's commits at once,
+    // another's as the store tells of them) starts sending them rather than the next tick.
+    this.unlisten = this.o.log.subscribe(() => {
+      if (this.timer) this.track(this.forwardDue());
+    });
     const everyMs = this.o.retentionEveryMs ?? RETENTION_EVERY_MS;
     const underLease = this.o.subscriptions && (() => this.o.subscriptions!.sweep());
     const sweep = () =>
@@ -92,6 +99,7 @@ export class Runner {
     clearInterval(this.timer);
     clearInterval(this.retentionTimer);
     this.timer = undefined;
+    this.unlisten?.();
     await Promise.allSettled([...this.work]);
     await this.forwardAgent?.close().catch(() => undefined);
     await this.o.store.leases.release(INSTANCE_LEASE_PREFIX + this.holder, this.holder).catch(() => undefined);
@@ -201,15 +209,21 @@ export class Runner {
   }
 
   private async forwardDue(): Promise<void> {
-    if (this.forwarding) return;
+    if (this.forwarding) {
+      this.forwardAgain = true;
+      return;
+    }
     this.forwarding = true;
     try {
-      for (;;) {
-        const due = await this.o.store.work.claimDeliveries(this.holder, FORWARDS_PER_CLAIM, this.ttl);
-        if (due.length === 0) break;
-        await Promise.all(due.map((d) => (d.subscription ? this.deliverToSubscription(d) : forwardOnce(this.o.store.events, d, this.forward))));
-        if (due.length < FORWARDS_PER_CLAIM) break;
-      }
+      do {
+        this.forwardAgain = false;
+        for (;;) {
+          const due = await this.o.store.work.claimDeliveries(this.holder, FORWARDS_PER_CLAIM, this.ttl);
+          if (due.length === 0) break;
+          await Promise.all(due.map((d) => (d.subscription ? this.deliverToSubscription(d) : forwardOnce(this.o.store.events, d, this.forward))));
+          if (due.length < FORWARDS_PER_CLAIM) break;
+        }
+      } while (this.forwardAgain && this.timer);
     } catch (error) {
       this.o.logger.error('forwarding failed', { message: (error as Error).message });
     } finally {
