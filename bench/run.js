@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { benchEvents } from './events.js';
 import { benchFanout } from './fanout.js';
 import { benchHttpLoad } from './http-load.js';
+import { benchMcpEvents } from './mcp-events.js';
 import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead.js';
 import { benchPoller } from './poller.js';
@@ -28,6 +29,7 @@ const benches = {
   memory: () => benchMemory({ triggers: 1000 }),
   events: () => benchEvents({ events: n('BENCH_EVENTS', 2000) }),
   fanout: () => benchFanout({ events: n('BENCH_FANOUT_EVENTS', 300), rounds: n('BENCH_FANOUT_ROUNDS', 4) }),
+  'mcp-events': () => benchMcpEvents({ rounds: n('BENCH_MCP_EVENTS_ROUNDS', 5), profileDir: process.env.BENCH_MCP_EVENTS_PROFILE }),
 };
 // BENCH_ONLY=a,b runs those alone and prints their report without replacing the files of a whole run.
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());

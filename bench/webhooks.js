@@ -13,7 +13,7 @@ import { startPostgres } from './postgres.js';
 import { cpuMs, spawnHttpServer, writtenBytes } from './spawn.js';
 import { fmt, percentile } from './stats.js';
 
-const REPO = { owner: 'sbx-octocat', name: 'hello-world' };
+export const REPO = { owner: 'sbx-octocat', name: 'hello-world' };
 const SECRET_KEY = 'bench-secret-key';
 const WARM_UP = 3000;
 const TARGETS = { sqlite: 5000, postgres: 3000, subscribedRatio: 0.9 };
@@ -30,7 +30,7 @@ async function seed(location) {
 }
 
 /** `count` distinct `issues.opened` bodies (a real payload from @octokit/webhooks-examples), each with its delivery id. */
-function bodies(count) {
+export function bodies(count) {
   const sample = examples.find((e) => e.name === 'issues').examples.find((x) => x.action === 'opened');
   const run = Date.now();
   return Array.from({ length: count }, (_, i) => {
@@ -44,7 +44,7 @@ function bodies(count) {
   });
 }
 
-const signed = (items, secret) => items.map((d) => ({ ...d, signature: 'sha256=' + createHmac('sha256', secret).update(d.body).digest('hex') }));
+export const signed = (items, secret) => items.map((d) => ({ ...d, signature: 'sha256=' + createHmac('sha256', secret).update(d.body).digest('hex') }));
 
 /** POSTs `items` with `concurrency` in flight; the rate, latencies, refusals and the server's CPU time per delivery. */
 async function post(pool, path, items, concurrency, pid) {

@@ -46,7 +46,10 @@ const NO_SENDER_DELAY_MS = 30_000;
 
 /** Polls one process runs at once; more due ones wait for a free slot or another process. */
 const POLLS_AT_ONCE = 32;
-const FORWARDS_PER_CLAIM = 16;
+/** Forwards and subscription deliveries one process sends at once; as they finish, more are claimed. */
+const DELIVERIES_IN_FLIGHT = 32;
+/** Slots that must be free before claiming again while others are sent: each claim is a write. */
+const CLAIM_WHEN_FREE = 8;
 
 /**
  * Runs due polls and forwards. Every process sharing a store runs one: each tick it claims due work in the store
@@ -63,6 +66,9 @@ export class Runner {
   /** Polls and forwards under way, so stop() can let them finish before the store closes. */
   private readonly work = new Set<Promise<unknown>>();
   private forwarding = false;
+  private forwardAgain = false;
+  private stopping = false;
+  private unlisten: (() => void) | undefined;
   private readonly ttl: number;
   private readonly pollKinds: string[];
   private readonly forward: ForwardOptions;
@@ -80,6 +86,11 @@ export class Runner {
   async start(): Promise<void> {
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.o.tickMs ?? 1_000);
+    // A commit's forwards and subscription deliveries are due at once: the log's news (this process's commits at once,
+    // another's as the store tells of them) starts sending them rather than the next tick.
+    this.unlisten = this.o.log.subscribe(() => {
+      if (this.timer) this.track(this.forwardDue());
+    });
     const everyMs = this.o.retentionEveryMs ?? RETENTION_EVERY_MS;
     const underLease = this.o.subscriptions && (() => this.o.subscriptions!.sweep());
     const sweep = () =>
@@ -92,6 +103,8 @@ export class Runner {
     clearInterval(this.timer);
     clearInterval(this.retentionTimer);
     this.timer = undefined;
+    this.stopping = true;
+    this.unlisten?.();
     await Promise.allSettled([...this.work]);
     await this.forwardAgent?.close().catch(() => undefined);
     await this.o.store.leases.release(INSTANCE_LEASE_PREFIX + this.holder, this.holder).catch(() => undefined);
@@ -200,19 +213,42 @@ export class Runner {
     return this.o.subscriptions.deliver(delivery, { dispatcher: this.forward.dispatcher, allowPrivate: this.forward.allowPrivate ?? false });
   }
 
+  private sendOne(delivery: Delivery): Promise<unknown> {
+    const sent = delivery.subscription ? this.deliverToSubscription(delivery) : forwardOnce(this.o.store.events, delivery, this.forward);
+    return sent.catch((error: Error) => this.o.logger.error('forwarding failed', { delivery: delivery.id, message: error.message }));
+  }
+
+  /**
+   * Sends due deliveries, DELIVERIES_IN_FLIGHT at a time, claiming more as slots free up rather than after a whole
+   * batch, so one slow receiver holds back no others; news of more while sending (forwardAgain) claims again.
+   */
   private async forwardDue(): Promise<void> {
-    if (this.forwarding) return;
+    if (this.forwarding) {
+      this.forwardAgain = true;
+      return;
+    }
     this.forwarding = true;
+    const sending = new Set<Promise<unknown>>();
     try {
-      for (;;) {
-        const due = await this.o.store.work.claimDeliveries(this.holder, FORWARDS_PER_CLAIM, this.ttl);
-        if (due.length === 0) break;
-        await Promise.all(due.map((d) => (d.subscription ? this.deliverToSubscription(d) : forwardOnce(this.o.store.events, d, this.forward))));
-        if (due.length < FORWARDS_PER_CLAIM) break;
+      for (let drained = false; ; ) {
+        if (this.forwardAgain) [this.forwardAgain, drained] = [false, false];
+        const free = DELIVERIES_IN_FLIGHT - sending.size;
+        if (!drained && !this.stopping && free >= (sending.size ? CLAIM_WHEN_FREE : 1)) {
+          const due = await this.o.store.work.claimDeliveries(this.holder, free, this.ttl);
+          drained = due.length < free;
+          for (const delivery of due) {
+            const job = this.sendOne(delivery).finally(() => sending.delete(job));
+            sending.add(job);
+          }
+        }
+        if (sending.size > 0) await Promise.race(sending);
+        else if (drained && !this.forwardAgain) break;
+        else if (this.stopping) break;
       }
     } catch (error) {
       this.o.logger.error('forwarding failed', { message: (error as Error).message });
     } finally {
+      await Promise.allSettled([...sending]);
       this.forwarding = false;
     }
   }
