@@ -298,6 +298,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE UNIQUE INDEX deliveries_forward ON deliveries (event_id, url) WHERE subscription_id IS NULL;
       CREATE UNIQUE INDEX deliveries_subscription ON deliveries (subscription_id, event_id) WHERE subscription_id IS NOT NULL;
       CREATE INDEX deliveries_event ON deliveries (event_id);
+      CREATE INDEX deliveries_owed ON deliveries (subscription_id, event_id) WHERE state = 'pending' AND subscription_id IS NOT NULL;
     `,
   },
 ];
