@@ -41,9 +41,9 @@ export function subscriptionWork(o: SubscriptionWorkOptions): SubscriptionWork {
    * The cursor an event carries: where the subscription's watermark stands once this event is delivered. The
    * watermark stops below the oldest event still owed; when that is this one, its delivery moves the watermark to it.
    */
-  async function cursorAfter(delivery: Delivery): Promise<string> {
-    const watermark = await store.subscriptions.watermark(delivery.subscription!.id);
-    return encodeCursor(watermark === delivery.event.id - 1 ? delivery.event.id : watermark);
+  function cursorAfter(delivery: Delivery): string {
+    const { owedFrom } = delivery.subscription!;
+    return encodeCursor(owedFrom >= delivery.event.id ? delivery.event.id : owedFrom - 1);
   }
 
   async function deliver(delivery: Delivery, via: SendVia): Promise<boolean> {
@@ -52,7 +52,7 @@ export function subscriptionWork(o: SubscriptionWorkOptions): SubscriptionWork {
       await store.events.recordAttempt(delivery.id, { error: 'the subscription expired before this attempt', durationMs: 0, delivered: false, nextAttemptAt: null });
       return false;
     }
-    const { webhookId, body } = occurrenceBody(delivery.event, subscription, await cursorAfter(delivery));
+    const { webhookId, body } = occurrenceBody(delivery.event, subscription, cursorAfter(delivery));
     const outcome = await sendSigned(
       { url: subscription.url, subscriptionId: subscription.id, webhookId, body, secrets: subscription.secrets },
       { dispatcher: via.dispatcher, allowPrivate: via.allowPrivate },

@@ -16,6 +16,11 @@ export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
  */
 export const SUSPEND_AFTER_MS = 60 * 60 * 1000;
 export const SUSPEND_AFTER_FAILURES = 10;
+/**
+ * A healthy subscription's lastDeliveryAt is written at most this often: a delivery to a subscription whose last one
+ * succeeded less than this long ago writes nothing, so a busy subscription costs no write per event.
+ */
+export const LAST_DELIVERY_PRECISION_MS = 1_000;
 
 export interface SubscriptionRow {
   id: string;

@@ -1,5 +1,6 @@
 import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import {
+  LAST_DELIVERY_PRECISION_MS,
   nextSecrets,
   noSubscription,
   noTrigger,
@@ -121,7 +122,8 @@ export class PgSubscriptionStore implements SubscriptionStore {
     if ('deliveredAt' in outcome) {
       await this.sql`
         UPDATE event_subscriptions SET last_delivery_at = ${outcome.deliveredAt}, failed_since = NULL, failed_attempts = 0, updated_at = ${this.clock()}
-        WHERE id = ${id} AND ${this.own()}`;
+        WHERE id = ${id} AND ${this.own()}
+          AND (last_delivery_at IS NULL OR last_delivery_at < ${outcome.deliveredAt - LAST_DELIVERY_PRECISION_MS} OR failed_since IS NOT NULL OR failed_attempts > 0)`;
       return;
     }
     await this.sql.begin(async (tx) => {

@@ -26,6 +26,7 @@ export interface EventSubscription {
   status: SubscriptionStatus;
   /** The log's newest id when the subscription was made: the trigger's events after it are its own. */
   startEventId: number;
+  /** To within LAST_DELIVERY_PRECISION_MS (store/subscription-rules.ts). */
   lastDeliveryAt: number | null;
   lastError: SubscriptionError | null;
   /** When the current run of failures began; null after a success. */
@@ -71,6 +72,8 @@ export interface DeliverySubscription {
   /** The current secret first, then the previous one while its grace lasts: one signature each. */
   secrets: string[];
   refreshBefore: number | null;
+  /** The oldest event still owed to the subscription when this delivery was claimed (this one's, or an older one's). */
+  owedFrom: number;
 }
 
 export interface SubscriptionStore {
