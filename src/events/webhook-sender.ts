@@ -1,5 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { ForwardRefused } from '../http/forward-guard.js';
 import { VERSION } from '../version.js';
@@ -47,10 +46,22 @@ export interface VerifyOutcome {
   reason?: string;
 }
 
-/** The Standard Webhooks signature header: one `v1,<base64>` per secret, space-separated. */
+/**
+ * The Standard Webhooks signature header: one `v1,<base64>` per secret, space-separated, each the HMAC-SHA256 of
+ * `id.timestamp.body` under the secret's bytes. Node's own HMAC signs: the `standardwebhooks` package (which the tests
+ * verify every signature with) hashes in JavaScript, 12 times slower on an 11 KB event, and each event is signed once
+ * per subscription and attempt.
+ */
 export function signatures(webhookId: string, at: Date, body: string, secrets: string[]): string {
   if (secrets.length === 0) throw new Error('a webhook delivery needs at least one secret to sign with');
-  return secrets.map((secret) => new Webhook(secret).sign(webhookId, at, body)).join(' ');
+  const signed = `${webhookId}.${Math.floor(at.getTime() / 1000)}.`;
+  return secrets.map((secret) => `v1,${createHmac('sha256', signingKey(secret)).update(signed).update(body).digest('base64')}`).join(' ');
+}
+
+function signingKey(secret: string): Buffer {
+  const encoded = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret)?.[1];
+  if (!encoded) throw new Error('a stored webhook secret is not whsec_ and base64, so it cannot sign; subscribing again replaces it');
+  return Buffer.from(encoded, 'base64');
 }
 
 function signedHeaders(post: SignedPost, now: Date): Record<string, string> {
