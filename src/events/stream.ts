@@ -102,8 +102,8 @@ export async function stream(ctx: EventsContext, owner: string, request: StreamR
     if (options.stopping?.aborted && !options.signal.aborted) await sink.terminated({ error: SHUTDOWN }).catch(() => undefined);
     return { resultType: 'complete' };
   } finally {
-    const removed = await store.subscriptions.remove(id).catch(() => undefined);
+    await store.subscriptions.remove(id).catch(() => undefined);
     // The request's signal is aborted by now when the client cancelled: the provider-side teardown must not be.
-    if (removed) await releaseTrigger({ ...call, signal: new AbortController().signal }, removed.triggerId).catch(() => undefined);
+    await releaseTrigger({ ...call, signal: new AbortController().signal }, trigger.id).catch(() => undefined);
   }
 }
