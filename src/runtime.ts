@@ -126,7 +126,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       logger,
       publicUrl: config.http.publicUrl,
       eventRetentionDays: config.eventRetentionDays,
-      subscriptions: subscriptionWork({ deps, logger }),
+      subscriptions: subscriptionWork({ deps, logger, rate: deps.eventsLimits?.deliveries }),
     });
     let lease: KeptLease | undefined;
     const readiness = async (): Promise<Readiness> => ({

@@ -1,7 +1,4 @@
-/** How many polls one person may make in a minute unless SWITCHBOARD_EVENTS_MAX_POLLS_PER_MINUTE says otherwise. */
-export const DEFAULT_POLLS_PER_MINUTE = 120;
-/** How many webhook deliveries one person's subscriptions may receive in a minute unless SWITCHBOARD_EVENTS_MAX_PER_MINUTE says otherwise. */
-export const DEFAULT_EVENTS_PER_MINUTE = 600;
+import { DEFAULT_EVENTS_PER_MINUTE, DEFAULT_POLLS_PER_MINUTE } from '../config.js';
 
 const MINUTE_MS = 60_000;
 

@@ -57,6 +57,9 @@ export interface DeliveryStatus {
   lastDeliveryAt: string | null;
   lastError: string | null;
   failedSince?: string;
+  /** The person's deliveries are over SWITCHBOARD_EVENTS_MAX_PER_MINUTE in this minute: they resume after retryAfterMs. */
+  throttled?: boolean;
+  retryAfterMs?: number;
 }
 
 export interface SubscribeResult {
@@ -155,12 +158,14 @@ async function triggerFor(call: CallContext, kind: TriggerKind, name: string, ar
 
 const lapsed = (sub: EventSubscription, now: number) => sub.status === 'suspended' || (sub.refreshBefore !== null && sub.refreshBefore <= now);
 
-function deliveryStatus(before: EventSubscription): DeliveryStatus {
+function deliveryStatus(before: EventSubscription, limits: EventsLimits | undefined): DeliveryStatus {
+  const rate = limits?.deliveries.state(before.owner);
   return {
     active: true,
     lastDeliveryAt: before.lastDeliveryAt === null ? null : iso(before.lastDeliveryAt),
     lastError: before.lastError,
     ...(before.failedSince === null ? {} : { failedSince: iso(before.failedSince) }),
+    ...(rate && !rate.ok ? { throttled: true, retryAfterMs: rate.retryAfterMs } : {}),
   };
 }
 
@@ -269,7 +274,7 @@ export async function subscribe(ctx: EventsContext, owner: string, request: Subs
     refreshBefore: iso(now + ttlMs),
     cursor: encodeCursor(await store.subscriptions.watermark(id)),
     truncated,
-    ...(before ? { deliveryStatus: deliveryStatus(before) } : {}),
+    ...(before ? { deliveryStatus: deliveryStatus(before, ctx.limits) } : {}),
   };
 }
 

@@ -141,6 +141,8 @@ export type DeliveryRow = EventRow & {
   subscription_name: string | null;
   subscription_secret_enc: string | null;
   refresh_before: number | null;
+  /** The event's owner, whose subscription this is. */
+  owner: string;
 };
 
 export function toDelivery(row: DeliveryRow, key: Buffer, now: number): Delivery {
@@ -152,6 +154,6 @@ export function toDelivery(row: DeliveryRow, key: Buffer, now: number): Delivery
   return {
     ...delivery,
     secret: undefined,
-    subscription: { id: row.subscription_id, name: row.subscription_name!, url: row.url, secrets, refreshBefore: row.refresh_before },
+    subscription: { id: row.subscription_id, owner: row.owner, name: row.subscription_name!, url: row.url, secrets, refreshBefore: row.refresh_before },
   };
 }

@@ -38,7 +38,7 @@ export async function startSubscriber(overrides: Partial<ServerDeps> = {}, optio
     logger,
     tickMs: 20,
     retentionEveryMs: 200,
-    subscriptions: subscriptionWork({ deps: h.deps, logger, expiredGraceMs: 500 }),
+    subscriptions: subscriptionWork({ deps: h.deps, logger, expiredGraceMs: 500, rate: deps.eventsLimits?.deliveries }),
   });
   await runner.start();
 
