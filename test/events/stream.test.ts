@@ -5,7 +5,7 @@ import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/events/cursor.js';
 import { Drain } from '../../src/drain.js';
-import { sseEvents } from '../mcp/sse.js';
+import { RawSession, sseEvents } from '../mcp/sse.js';
 import { until } from '../support/wait.js';
 import { startSubscriber, type Subscriber } from './subscriber.js';
 
@@ -154,6 +154,26 @@ describe('a stream the server ends', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('when the client goes away: a 2026 request whose connection drops; a 2025 session that ends (a dropped response there may be resumed)', { timeout: 30_000 }, async () => {
+    const post = (headers: Record<string, string>, body: unknown, signal: AbortSignal) =>
+      fetch(s.endpoint, { signal, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+    const modern = new AbortController();
+    await post({ 'mcp-method': 'events/stream', 'mcp-protocol-version': '2026-07-28' }, { jsonrpc: '2.0', id: 1, method: 'events/stream', params: { _meta: ENVELOPE, name: NAME, arguments: {}, cursor: null } }, modern.signal);
+    await until(async () => (await streamRows()).length === 1, 'the 2026 stream open');
+    modern.abort();
+    await until(async () => (await streamRows()).length === 0, 'the 2026 stream ended', 5_000);
+
+    const session = await RawSession.open(s.endpoint);
+    const legacy = new AbortController();
+    await post({ 'mcp-session-id': session.id, 'mcp-protocol-version': '2025-11-25' }, { jsonrpc: '2.0', id: 2, method: 'events/stream', params: { name: NAME, arguments: {}, cursor: null } }, legacy.signal);
+    await until(async () => (await streamRows()).length === 1, 'the 2025 stream open');
+    legacy.abort();
+    await new Promise((r) => setTimeout(r, 2 * HEARTBEAT_MS));
+    expect(await streamRows()).toHaveLength(1);
+    await fetch(s.endpoint, { method: 'DELETE', headers: { 'mcp-session-id': session.id, 'mcp-protocol-version': '2025-11-25' } });
+    await until(async () => (await streamRows()).length === 0, 'the 2025 stream ended with its session', 5_000);
   });
 
   it('refuses as subscribe does, before anything streams', async () => {
