@@ -142,7 +142,9 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>)
     const deps = await needDeps();
     try {
       const options = { signal: ctx.mcpReq.signal, stopping: deps.drain?.stopping, heartbeatMs: deps.eventsTiming?.heartbeatMs };
-      return { ...(await stream(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) }, streamSink(ctx), options)) };
+      const run = () => stream(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) }, streamSink(ctx), options);
+      // Shutdown waits for the stream as for a tool call: it ends at once on stopping, once its terminated is sent.
+      return { ...(await (deps.drain ? deps.drain.run(run) : run())) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
     }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/events/cursor.js';
 import { Drain } from '../../src/drain.js';
 import { RawSession, sseEvents } from '../mcp/sse.js';
+import { freshDatabase } from '../pg.js';
 import { until } from '../support/wait.js';
 import { startSubscriber, type Subscriber } from './subscriber.js';
 
@@ -118,6 +119,28 @@ describe.each(['2026-07-28', '2025-11-25'] as const)('events/stream over HTTP, %
       await until(async () => (await streamRows()).length === 0, 'the streams ended', 5_000);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('events/stream on PostgreSQL', () => {
+  it('hears an event committed on the store through its commit notifications', { timeout: 30_000 }, async () => {
+    const database = await freshDatabase();
+    const pg = await startSubscriber({ eventsTiming: { heartbeatMs: HEARTBEAT_MS } }, { databaseUrl: database.url });
+    try {
+      const client = await connect('2026-07-28', pg.endpoint);
+      const stream = open(client, { arguments: { filter: 'subject:pg' } });
+      await until(() => stream.of('active').length === 1, 'active');
+      const [row] = (await pg.h.store.subscriptions.list()).filter((r) => r.mode === 'stream');
+      const [event] = await pg.h.store.triggers.commit(row!.triggerId, { events: [{ dedupeKey: 'pg-1', occurredAt: new Date().toISOString(), summary: 'pg', payload: { subject: 'pg' } }] });
+      await until(() => stream.of('event').length === 1, 'the event notification');
+      expect(stream.of('event')[0]!.params).toMatchObject({ eventId: `evt_${event!.id}`, data: { subject: 'pg' } });
+      stream.cancel();
+      await until(async () => (await pg.h.store.subscriptions.list()).length === 0, 'the stream row removed', 5_000);
+      await client.close();
+    } finally {
+      await pg.close();
+      await database.drop();
     }
   });
 });
