@@ -3,6 +3,7 @@ import { removeAccount } from '../../src/accounts/commands.js';
 import { loadConfig } from '../../src/config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Store } from '../../src/store/index.js';
+import { storeAdapter } from '../../src/team/adapter.js';
 import { setUserDisabled } from '../../src/team/commands.js';
 import { revokeToken } from '../../src/team/token-commands.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
@@ -91,6 +92,21 @@ describe.each(ADAPTERS)('in team mode on %s', (adapter: Adapter) => {
     await until(() => terminated(at('bob')).length === 1, 'the terminated envelope');
     expect(body(terminated(at('bob'))[0]!).error).toMatchObject({ code: -32012, data: { reason: 'token_revoked' } });
     expect(await store.subscriptions.get(bobSub.id)).toBeUndefined();
+  });
+});
+
+describe("revoking a client's grant", () => {
+  it("tells the person whose grant the authorization server revoked, after the grant's records are gone", async () => {
+    const s = await startSubscriber();
+    closers.push(() => s.close());
+    const records = s.h.store.team.records;
+    const told: Array<{ owner: string; grantLeft: boolean }> = [];
+    const Adapter = storeAdapter(records, async (owner) => void told.push({ owner, grantLeft: (await records.get('Grant', 'grant-1')) !== undefined }));
+    await new Adapter('Grant').upsert('grant-1', { accountId: 'usr_ada', grantId: 'grant-1' }, 3600);
+    await new Adapter('AccessToken').upsert('at-1', { accountId: 'usr_ada', grantId: 'grant-1' }, 3600);
+    await new Adapter('AccessToken').revokeByGrantId('grant-1');
+    expect(told).toEqual([{ owner: 'usr_ada', grantLeft: false }]);
+    expect(await records.get('AccessToken', 'at-1')).toBeUndefined();
   });
 });
 
