@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { TokenRefresher } from './accounts/refresh.js';
 import { createSignIn } from './accounts/sign-in.js';
 import type { Config } from './config.js';
+import { eventsLimits } from './events/limits.js';
 import { ResponseCache } from './http/client.js';
 import type { Logger } from './log.js';
 import type { ServerDeps } from './mcp/server.js';
@@ -16,7 +17,7 @@ import { TRIGGER_KINDS } from './triggers/kinds.js';
 export type DepsSettings = Pick<
   Config,
   'readOnly' | 'toolsets' | 'tools' | 'excludeTools' | 'toolMode' | 'salesCacheDays' | 'maxResultTokens' | 'forwardAllowPrivate' | 'oauth'
-> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes' | 'eventsMaxSubscriptions'>>;
+> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes' | 'eventsMaxSubscriptions' | 'eventsMaxPerMinute' | 'eventsMaxPollsPerMinute'>>;
 
 /** What has to be started before the tools can run: the store, the event log, and where the providers answer. */
 export interface DepsParts {
@@ -56,6 +57,7 @@ export function composeDeps(settings: DepsSettings, parts: DepsParts, overrides:
     tools: serverTools(settings),
     eventsErrorCodes: settings.eventsErrorCodes,
     eventsMaxSubscriptions: settings.eventsMaxSubscriptions,
+    eventsLimits: eventsLimits({ eventsPerMinute: settings.eventsMaxPerMinute, pollsPerMinute: settings.eventsMaxPollsPerMinute }),
     ...overrides,
   };
 }

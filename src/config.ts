@@ -10,6 +10,18 @@ import { didYouMean } from './suggest.js';
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 /** How many MCP Events subscriptions one person may hold unless SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS says otherwise. */
 export const DEFAULT_EVENTS_MAX_SUBSCRIPTIONS = 100;
+/** How many webhook deliveries one person's subscriptions receive per minute unless SWITCHBOARD_EVENTS_MAX_PER_MINUTE says otherwise. */
+export const DEFAULT_EVENTS_PER_MINUTE = 600;
+/** How many polls one person may make per minute unless SWITCHBOARD_EVENTS_MAX_POLLS_PER_MINUTE says otherwise. */
+export const DEFAULT_POLLS_PER_MINUTE = 120;
+
+/** A whole-number setting from 1 to 100000, its default when unset, refused naming the variable otherwise. */
+function wholeNumber(env: Record<string, string | undefined>, name: string, fallback: number, what: string): number {
+  const text = env[name] || String(fallback);
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < 1 || value > 100_000) throw new InputError(`${name} must be a whole number from 1 to 100000 (${what}), not "${text}".`, name);
+  return value;
+}
 
 export interface Config {
   dataDir: string;
@@ -52,6 +64,10 @@ export interface Config {
   eventsErrorCodes: EventsErrorNumbering;
   /** SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS: how many MCP Events subscriptions one person (or the one owner) may hold. */
   eventsMaxSubscriptions: number;
+  /** SWITCHBOARD_EVENTS_MAX_PER_MINUTE: webhook deliveries one person's subscriptions receive per minute; more wait. */
+  eventsMaxPerMinute: number;
+  /** SWITCHBOARD_EVENTS_MAX_POLLS_PER_MINUTE: events/poll requests one person may make per minute. */
+  eventsMaxPollsPerMinute: number;
   /** --team / SWITCHBOARD_TEAM=1: MCP over HTTP is an OAuth protected resource; people sign in with GitHub or Microsoft, or at an external issuer. */
   team?: TeamConfig;
 }
@@ -134,14 +150,9 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
       'SWITCHBOARD_EVENT_RETENTION_DAYS',
     );
   }
-  const maxSubscriptionsText = env.SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS || String(DEFAULT_EVENTS_MAX_SUBSCRIPTIONS);
-  const eventsMaxSubscriptions = Number(maxSubscriptionsText);
-  if (!/^\d+$/.test(maxSubscriptionsText.trim()) || eventsMaxSubscriptions < 1 || eventsMaxSubscriptions > 100_000) {
-    throw new InputError(
-      `SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS must be a whole number from 1 to 100000 (MCP Events subscriptions per person), not "${maxSubscriptionsText}".`,
-      'SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS',
-    );
-  }
+  const eventsMaxSubscriptions = wholeNumber(env, 'SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS', DEFAULT_EVENTS_MAX_SUBSCRIPTIONS, 'MCP Events subscriptions per person');
+  const eventsMaxPerMinute = wholeNumber(env, 'SWITCHBOARD_EVENTS_MAX_PER_MINUTE', DEFAULT_EVENTS_PER_MINUTE, 'MCP Events webhook deliveries per person and minute');
+  const eventsMaxPollsPerMinute = wholeNumber(env, 'SWITCHBOARD_EVENTS_MAX_POLLS_PER_MINUTE', DEFAULT_POLLS_PER_MINUTE, 'events/poll requests per person and minute');
   const maxTokensText = flags['max-result-tokens'] ?? env.SWITCHBOARD_MAX_RESULT_TOKENS ?? '25000';
   const maxResultTokens = Number(maxTokensText);
   if (!Number.isInteger(maxResultTokens) || maxResultTokens < 1000 || maxResultTokens > 1_000_000) {
@@ -165,6 +176,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     forwardAllowPrivate: parseSwitch(env.SWITCHBOARD_FORWARD_ALLOW_PRIVATE, 'SWITCHBOARD_FORWARD_ALLOW_PRIVATE'),
     eventsErrorCodes: parseNumbering(env.SWITCHBOARD_EVENTS_ERROR_CODES),
     eventsMaxSubscriptions,
+    eventsMaxPerMinute,
+    eventsMaxPollsPerMinute,
     webhookGroupCommit: parseSwitch(env.SWITCHBOARD_WEBHOOK_GROUP_COMMIT || '1', 'SWITCHBOARD_WEBHOOK_GROUP_COMMIT'),
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,
     databaseUrl: checkDatabaseUrl(flags['database-url'] ?? (env.SWITCHBOARD_DATABASE_URL || undefined)),

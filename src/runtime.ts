@@ -12,6 +12,7 @@ import { openStore } from './store/index.js';
 import { EventLog } from './triggers/event-log.js';
 import { TRIGGER_KINDS } from './triggers/kinds.js';
 import { Runner } from './triggers/runner.js';
+import { endSubscriptions } from './events/end.js';
 import { subscriptionWork } from './events/subscription-work.js';
 import { webhookRoutes } from './triggers/webhooks.js';
 import { webRoutes } from './web/index.js';
@@ -114,6 +115,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             logger,
             allowPrivate: config.forwardAllowPrivate,
             sandbox: !!sandbox,
+            onGrantRevoked: (owner: string) => endSubscriptions(deps, { owner }, 'grant_revoked', config.eventsErrorCodes),
           })
         : undefined;
     const runner = new Runner({
@@ -124,7 +126,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       logger,
       publicUrl: config.http.publicUrl,
       eventRetentionDays: config.eventRetentionDays,
-      subscriptions: subscriptionWork({ deps, logger }),
+      subscriptions: subscriptionWork({ deps, logger, rate: deps.eventsLimits?.deliveries }),
     });
     let lease: KeptLease | undefined;
     const readiness = async (): Promise<Readiness> => ({

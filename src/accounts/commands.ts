@@ -5,6 +5,7 @@ import { CONNECTORS } from '../connectors/index.js';
 import { type AccountOption, providerRecord } from '../providers.js';
 import { accountTeam } from '../connectors/vercel/teams.js';
 import { connectCommand, InputError } from '../errors.js';
+import { endSubscriptionsFromCli } from '../events/end.js';
 import { Redactor } from '../redact.js';
 import type { Account, AccountSecret, Provider, Store } from '../store/types.js';
 import { didYouMean } from '../suggest.js';
@@ -176,6 +177,8 @@ export async function listAccounts(config: Config): Promise<Account[]> {
 export async function removeAccount(config: Config, ref: string, provider?: Provider): Promise<Account> {
   const store = await openCliStore(config);
   try {
+    const account = await store.accounts.find(ref, provider);
+    if (account) await endSubscriptionsFromCli(config, store, { accountId: account.id }, 'account_removed');
     return await store.accounts.remove(ref, provider);
   } finally {
     await store.close();

@@ -60,3 +60,11 @@ export function checkMaxAge(maxAgeMs: unknown, errors: EventsErrors): number | u
   }
   return maxAgeMs;
 }
+
+/**
+ * The id of a subscription without a callback (events/poll): deterministic over the principal, the mode, the name and
+ * the arguments as received, so each poll of the same key finds the row that keeps its trigger alive.
+ */
+export function callbackFreeSubscriptionId(owner: string, mode: 'poll' | 'stream', name: string, args: unknown, nonce = ''): string {
+  return 'sub_' + createHash('sha256').update(JSON.stringify([owner, mode, name, canonicalJson(args), nonce])).digest('hex');
+}

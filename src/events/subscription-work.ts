@@ -6,6 +6,7 @@ import type { CallContext, ToolDeps } from '../tool.js';
 import { encodeCursor } from './cursor.js';
 import { nextAttemptAt } from './delivery-schedule.js';
 import { occurrenceBody } from './occurrence.js';
+import type { PerMinuteLimit } from './limits.js';
 import { EXPIRED_GRACE_MS } from './subscription-terms.js';
 import { releaseTrigger } from './subscriptions.js';
 import { sendSigned } from './webhook-sender.js';
@@ -14,6 +15,8 @@ export interface SubscriptionWorkOptions {
   /** The server's own dependencies, every owner's store: a swept subscription's trigger is removed as triggers_delete does. */
   deps: ToolDeps;
   logger: Logger;
+  /** The per-person delivery rate (SWITCHBOARD_EVENTS_MAX_PER_MINUTE); unlimited without it. */
+  rate?: PerMinuteLimit;
   /** How long an expired subscription is kept before it is swept (EXPIRED_GRACE_MS); tests shorten it. */
   expiredGraceMs?: number;
   now?: () => number;
@@ -50,6 +53,12 @@ export function subscriptionWork(o: SubscriptionWorkOptions): SubscriptionWork {
     const subscription = delivery.subscription!;
     if (subscription.refreshBefore !== null && subscription.refreshBefore <= now()) {
       await store.events.recordAttempt(delivery.id, { error: 'the subscription expired before this attempt', durationMs: 0, delivered: false, nextAttemptAt: null });
+      return false;
+    }
+    // Over its person's rate, a delivery waits for the next minute: not an attempt, so not a failure.
+    const rate = o.rate?.take(subscription.owner);
+    if (rate && !rate.ok) {
+      await store.events.deferDelivery(delivery.id, now() + rate.retryAfterMs);
       return false;
     }
     const { webhookId, body } = occurrenceBody(delivery.event, subscription, cursorAfter(delivery));

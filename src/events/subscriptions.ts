@@ -11,6 +11,7 @@ import type { TriggerKind } from '../contracts/triggers.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { checkCallbackUrl, checkWebhookSecret, URL_FIELD } from './delivery-checks.js';
 import { eventsErrors, type EventsErrors } from './errors.js';
+import type { EventsLimits } from './limits.js';
 import { parseEventArguments, type EventArguments } from './types.js';
 import { verifyCallback } from './webhook-sender.js';
 import {
@@ -33,6 +34,8 @@ export interface EventsContext {
   maxSubscriptions?: number;
   /** The TTL floor (MIN_TTL_MS); tests lower it. */
   minTtlMs?: number;
+  /** The per-person rate limits of this process: polls, and webhook deliveries (which a refresh reports). */
+  limits?: EventsLimits;
   signal?: AbortSignal;
   now?: () => number;
 }
@@ -54,6 +57,9 @@ export interface DeliveryStatus {
   lastDeliveryAt: string | null;
   lastError: string | null;
   failedSince?: string;
+  /** The person's deliveries are over SWITCHBOARD_EVENTS_MAX_PER_MINUTE in this minute: they resume after retryAfterMs. */
+  throttled?: boolean;
+  retryAfterMs?: number;
 }
 
 export interface SubscribeResult {
@@ -152,13 +158,65 @@ async function triggerFor(call: CallContext, kind: TriggerKind, name: string, ar
 
 const lapsed = (sub: EventSubscription, now: number) => sub.status === 'suspended' || (sub.refreshBefore !== null && sub.refreshBefore <= now);
 
-function deliveryStatus(before: EventSubscription): DeliveryStatus {
+function deliveryStatus(before: EventSubscription, limits: EventsLimits | undefined): DeliveryStatus {
+  const rate = limits?.deliveries.state(before.owner);
   return {
     active: true,
     lastDeliveryAt: before.lastDeliveryAt === null ? null : iso(before.lastDeliveryAt),
     lastError: before.lastError,
     ...(before.failedSince === null ? {} : { failedSince: iso(before.failedSince) }),
+    ...(rate && !rate.ok ? { throttled: true, retryAfterMs: rate.retryAfterMs } : {}),
   };
+}
+
+/** What the first checks of every Events request that names an event type found: the type, the account, the arguments. */
+export interface CheckedEventRequest {
+  errors: EventsErrors;
+  call: CallContext;
+  kind: TriggerKind;
+  name: string;
+  args: Record<string, unknown>;
+  parsed: EventArguments;
+  accountId: string;
+}
+
+/**
+ * The checks events/subscribe, events/poll and events/stream share, in the extension's order: an authenticated
+ * principal; the name; that the caller may use it (a caller who may change nothing may not, since a subscription makes
+ * a trigger; an account of the provider must be usable); the arguments against the type's inputSchema.
+ */
+export async function checkEventRequest(ctx: EventsContext, owner: string, request: { name?: unknown; arguments?: unknown }, method: string): Promise<CheckedEventRequest> {
+  const errors = eventsErrors(ctx.numbering);
+  if (typeof owner !== 'string') throw errors.forbidden(`${method} needs an authenticated caller: send the bearer token this server takes.`, { reason: 'unauthenticated' });
+  const call: CallContext = { deps: forOwner(ctx.deps, owner), signal: ctx.signal ?? new AbortController().signal, progress: async () => undefined };
+  const kinds = ctx.deps.triggers?.kinds ?? TRIGGER_KINDS;
+  const name = text(request.name, 'name', errors, 'an event type from events/list');
+  const kind = kinds.get(name);
+  if (!kind) throw errors.notFound(`No event type "${name.slice(0, 100)}"; events/list names the ${kinds.size} types.`, { kind: 'event' });
+  if (ctx.readOnly) {
+    throw errors.forbidden(`${method} on ${name} makes a trigger, and this caller may change nothing: use a token with write access (scope switchboard).`, { reason: 'read_only' });
+  }
+  const accountId = await usableAccount(call, kind, request.arguments, errors);
+  const parsed = parseEventArguments(name, request.arguments ?? {}, errors, kinds);
+  return { errors, call, kind, name, args: (request.arguments ?? {}) as Record<string, unknown>, parsed, accountId };
+}
+
+/** The trigger a subscription with this row (if any) rides on, or the one it finds or makes (triggerFor). */
+export async function rideTrigger(checked: CheckedEventRequest, before: EventSubscription | undefined): Promise<{ trigger: Trigger; made: boolean }> {
+  const rides = before && (await checked.call.deps.store.triggers.get(before.triggerId));
+  if (rides) return { trigger: rides, made: false };
+  return triggerFor(checked.call, checked.kind, checked.name, checked.args, checked.parsed, checked.accountId);
+}
+
+/** ResourceExhausted when the owner already holds the most subscriptions allowed (webhook, poll and stream alike). */
+export async function checkSubscriptionRoom(ctx: EventsContext, owner: string, errors: EventsErrors): Promise<void> {
+  const max = ctx.maxSubscriptions ?? DEFAULT_EVENTS_MAX_SUBSCRIPTIONS;
+  if ((await ctx.deps.store.subscriptions.countByOwner(owner)) >= max) {
+    throw errors.resourceExhausted(`This caller holds ${max} subscriptions, the most allowed: unsubscribe from one first (or raise SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS).`, {
+      limit: 'subscriptions',
+      max,
+    });
+  }
 }
 
 /**
@@ -168,18 +226,8 @@ function deliveryStatus(before: EventSubscription): DeliveryStatus {
  * a no-op. The result's cursor is the subscription's watermark.
  */
 export async function subscribe(ctx: EventsContext, owner: string, request: SubscribeRequest): Promise<SubscribeResult> {
-  const errors = eventsErrors(ctx.numbering);
-  if (typeof owner !== 'string') throw errors.forbidden('events/subscribe needs an authenticated caller: send the bearer token this server takes.', { reason: 'unauthenticated' });
-  const call: CallContext = { deps: forOwner(ctx.deps, owner), signal: ctx.signal ?? new AbortController().signal, progress: async () => undefined };
-  const kinds = ctx.deps.triggers?.kinds ?? TRIGGER_KINDS;
-  const name = text(request.name, 'name', errors, 'an event type from events/list');
-  const kind = kinds.get(name);
-  if (!kind) throw errors.notFound(`No event type "${name.slice(0, 100)}"; events/list names the ${kinds.size} types.`, { kind: 'event' });
-  if (ctx.readOnly) {
-    throw errors.forbidden(`Subscribing to ${name} makes a trigger, and this caller may change nothing: use a token with write access (scope switchboard).`, { reason: 'read_only' });
-  }
-  const accountId = await usableAccount(call, kind, request.arguments, errors);
-  const parsed = parseEventArguments(name, request.arguments ?? {}, errors, kinds);
+  const checked = await checkEventRequest(ctx, owner, request, 'events/subscribe');
+  const { errors, call, name } = checked;
   const delivery = webhookDelivery(request.delivery, errors);
   const allowPrivate = ctx.deps.forwardPolicy?.allowPrivate ?? false;
   const url = await asInvalidParams(errors, () => checkCallbackUrl(delivery.url, allowPrivate, ctx.deps.forwardPolicy?.resolve));
@@ -191,19 +239,12 @@ export async function subscribe(ctx: EventsContext, owner: string, request: Subs
   const store = call.deps.store;
   const id = subscriptionId(owner, url, name, request.arguments ?? {});
   const before = await store.subscriptions.get(id);
-  const max = ctx.maxSubscriptions ?? DEFAULT_EVENTS_MAX_SUBSCRIPTIONS;
-  if (!before && (await store.subscriptions.countByOwner(owner)) >= max) {
-    throw errors.resourceExhausted(`This caller holds ${max} subscriptions, the most allowed: unsubscribe from one first (or raise SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS).`, {
-      limit: 'subscriptions',
-      max,
-    });
-  }
+  if (!before) await checkSubscriptionRoom(ctx, owner, errors);
   await verifiedCallback(ctx, owner, { url, subscriptionId: id, secret }, errors);
 
   const now = ctx.now?.() ?? Date.now();
   const wasLapsed = before !== undefined && lapsed(before, now);
-  const rides = before && (await store.triggers.get(before.triggerId));
-  const { trigger, made } = rides ? { trigger: rides, made: false } : await triggerFor(call, kind, name, request.arguments ?? {}, parsed, accountId);
+  const { trigger, made } = await rideTrigger(checked, before);
   let upserted: Awaited<ReturnType<typeof store.subscriptions.upsert>>;
   try {
     upserted = await store.subscriptions.upsert({
@@ -233,7 +274,7 @@ export async function subscribe(ctx: EventsContext, owner: string, request: Subs
     refreshBefore: iso(now + ttlMs),
     cursor: encodeCursor(await store.subscriptions.watermark(id)),
     truncated,
-    ...(before ? { deliveryStatus: deliveryStatus(before) } : {}),
+    ...(before ? { deliveryStatus: deliveryStatus(before, ctx.limits) } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import { parseInput } from '../tool.js';
 import { TRIGGER_KINDS } from '../triggers/kinds.js';
 import { eventsErrors, type EventsErrors } from './errors.js';
 
-/** How a client may take a type's events: a signed POST to its URL, asking with a cursor, or a held stream. */
+/** How a client may take a type's events: a signed POST to its URL (events/subscribe), asking with a cursor (events/poll), or a held stream (push: events/stream). */
 export const DELIVERY_MODES = ['webhook', 'poll', 'push'] as const;
 export type DeliveryMode = (typeof DELIVERY_MODES)[number];
 

@@ -5,6 +5,9 @@ import { InputError } from '../errors.js';
 import { EventsError, eventsErrors } from '../events/errors.js';
 import { eventTypes, type EventType } from '../events/types.js';
 import { subscribe, unsubscribe, type EventsContext } from '../events/subscriptions.js';
+import type { EventsLimits } from '../events/limits.js';
+import { poll } from '../events/poll.js';
+import { stream, type StreamSink } from '../events/stream.js';
 import type { ToolDeps } from '../tool.js';
 import { ownerOf, readOnlyCaller, signedInOwner } from './auth.js';
 import { RequestError } from './requests.js';
@@ -54,7 +57,24 @@ export function eventsRequestError(error: unknown, numbering?: EventsErrorNumber
 export interface EventsDeps extends ToolDeps {
   eventsErrorCodes?: EventsErrorNumbering;
   eventsMaxSubscriptions?: number;
-  eventsTiming?: { minTtlMs?: number };
+  /** The per-person poll and delivery rates of this process. */
+  eventsLimits?: EventsLimits;
+  eventsTiming?: { minTtlMs?: number; heartbeatMs?: number };
+}
+
+/** The key under which each notification of a stream names the request that opened it. */
+export const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
+
+/** A stream's notifications, each related to its request (so it travels on that request's SSE stream) and naming it. */
+function streamSink(ctx: ServerContext): StreamSink {
+  const send = (name: string, params: Record<string, unknown>) =>
+    ctx.mcpReq.notify({ method: `notifications/events/${name}`, params: { ...params, _meta: { [SUBSCRIPTION_ID_META_KEY]: ctx.mcpReq.id } } } as never);
+  return {
+    active: (params) => send('active', params),
+    event: (occurrence) => send('event', occurrence),
+    heartbeat: (params) => send('heartbeat', params),
+    terminated: (params) => send('terminated', params),
+  };
 }
 
 const listParams = z.looseObject({ cursor: z.string().optional() });
@@ -82,6 +102,7 @@ function eventsContext(deps: EventsDeps, ctx: ServerContext): EventsContext {
     numbering: deps.eventsErrorCodes,
     maxSubscriptions: deps.eventsMaxSubscriptions,
     minTtlMs: deps.eventsTiming?.minTtlMs,
+    limits: deps.eventsLimits,
     signal: ctx.mcpReq.signal,
   };
 }
@@ -102,6 +123,28 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>)
     const deps = await needDeps();
     try {
       return { ...(await subscribe(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
+    } catch (error) {
+      throw eventsRequestError(error, deps.eventsErrorCodes);
+    }
+  });
+
+  server.setRequestHandler('events/poll', { params: anyParams }, async (params, ctx: ServerContext) => {
+    const deps = await needDeps();
+    try {
+      return { ...(await poll(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
+    } catch (error) {
+      throw eventsRequestError(error, deps.eventsErrorCodes);
+    }
+  });
+
+  // A stream is one long request: its notifications go on the request's own SSE stream (or stdio) until it ends.
+  server.setRequestHandler('events/stream', { params: anyParams }, async (params, ctx: ServerContext) => {
+    const deps = await needDeps();
+    try {
+      const options = { signal: ctx.mcpReq.signal, stopping: deps.drain?.stopping, heartbeatMs: deps.eventsTiming?.heartbeatMs };
+      const run = () => stream(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) }, streamSink(ctx), options);
+      // Shutdown waits for the stream as for a tool call: it ends at once on stopping, once its terminated is sent.
+      return { ...(await (deps.drain ? deps.drain.run(run) : run())) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
     }

@@ -18,6 +18,7 @@ import { AccountError, InputError, ShutdownError } from '../errors.js';
 import { READ_SCOPE } from '../team/scopes.js';
 import { ownEvents, type Provider, type TriggerEvent } from '../store/types.js';
 import type { EventsErrorNumbering } from '../config.js';
+import type { EventsLimits } from '../events/limits.js';
 import type { Logger } from '../log.js';
 import { findProviderRecord } from '../providers.js';
 import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
@@ -47,8 +48,10 @@ export interface ServerDeps extends ToolDeps {
   eventsErrorCodes?: EventsErrorNumbering;
   /** SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS: MCP Events subscriptions one person may hold (100 unless set). */
   eventsMaxSubscriptions?: number;
-  /** MCP Events subscription timing; tests shorten the TTL floor. */
-  eventsTiming?: { minTtlMs?: number };
+  /** The per-person poll and delivery rates of MCP Events in this process. */
+  eventsLimits?: EventsLimits;
+  /** MCP Events timing; tests shorten the TTL floor and the stream heartbeat. */
+  eventsTiming?: { minTtlMs?: number; heartbeatMs?: number };
 }
 
 /** The input request key under which a 2026 tool call asks the client to open a sign-in link. */

@@ -142,6 +142,8 @@ export type DeliveryRow = EventRow & {
   subscription_secret_enc: string | null;
   refresh_before: number | null;
   owed_from: number | string | null;
+  /** The event's owner, whose subscription this is. */
+  owner: string;
 };
 
 export function toDelivery(row: DeliveryRow, key: Buffer, now: number): Delivery {
@@ -153,6 +155,14 @@ export function toDelivery(row: DeliveryRow, key: Buffer, now: number): Delivery
   return {
     ...delivery,
     secret: undefined,
-    subscription: { id: row.subscription_id, name: row.subscription_name!, url: row.url, secrets, refreshBefore: row.refresh_before, owedFrom: Number(row.owed_from ?? row.id) },
+    subscription: {
+      id: row.subscription_id,
+      owner: row.owner,
+      name: row.subscription_name!,
+      url: row.url,
+      secrets,
+      refreshBefore: row.refresh_before,
+      owedFrom: Number(row.owed_from ?? row.id),
+    },
   };
 }

@@ -6,7 +6,7 @@ type Payload = Record<string, unknown> & { grantId?: string; uid?: string; accou
  * oidc-provider's storage adapter (one instance per model: Grant, Session, AccessToken, Client...), over the store's
  * authorization records, so every instance on the store sees every grant, session, token and registered client.
  */
-export function storeAdapter(records: AuthRecordStore) {
+export function storeAdapter(records: AuthRecordStore, onGrantRevoked?: (owner: string) => Promise<unknown>) {
   const read = (found: { payload: string; consumed: boolean } | undefined) => {
     if (!found) return undefined;
     const payload = JSON.parse(found.payload) as Payload;
@@ -44,7 +44,9 @@ export function storeAdapter(records: AuthRecordStore) {
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      const owner = onGrantRevoked && (read(await records.get('Grant', grantId)) as Payload | undefined)?.accountId;
       await records.removeGrant(grantId);
+      if (owner) await onGrantRevoked!(owner).catch(() => undefined);
     }
   };
 }

@@ -34,6 +34,8 @@ export interface TeamAuthOptions {
   metadataCa?: string;
   /** The sandbox's stand-ins sign people in: its Microsoft vouches for its one sample person, not for any directory. */
   sandbox?: boolean;
+  /** Told of the person whose client authorization (OAuth grant) was revoked: their MCP Events subscriptions end. */
+  onGrantRevoked?: (owner: string) => Promise<unknown>;
 }
 
 /** What the HTTP listener needs of team mode: the routes it adds, and the check of each MCP request's token. */
@@ -70,6 +72,7 @@ export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
     keys: await serverKeys(o.store.team.keys),
     metadataFetch: { allowPrivate: o.allowPrivate, loopbackCa: o.metadataCa },
     logger: o.logger,
+    onGrantRevoked: o.onGrantRevoked,
   });
   const serve = serveAuth(provider, issuer);
   const authServer = (method: string, path: string, rewrite?: string): Route => ({ method, path, public: true, handle: (req, res) => serve(req, res, rewrite) });

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
 import { oauthRecord } from '../providers.js';
+import { endSubscriptionsFromCli } from '../events/end.js';
 import { openStore } from '../store/index.js';
 import type { Store, TeamUser } from '../store/types.js';
 
@@ -34,19 +35,25 @@ export async function findUser(store: Store, ref: string, o: { option?: string; 
   throw new InputError(`${named} has signed in; switchboard users list shows who has.${o.hint ?? ''}`, 'user');
 }
 
-/** Disables or enables a person; disabling also ends their sign-in's tokens and page sessions and revokes their personal access tokens, which enabling does not bring back. */
+/**
+ * Disables or enables a person; disabling also ends their sign-in's tokens and page sessions, revokes their personal
+ * access tokens and ends their MCP Events subscriptions, none of which enabling brings back.
+ */
 export async function setUserDisabled(config: Config, ref: string, disabled: boolean): Promise<{ user: TeamUser; tokens: number }> {
   return withStore(config, async (store) => {
     const user = (await store.team.users.setDisabled((await findUser(store, ref)).id, disabled))!;
-    return { user, tokens: disabled ? await store.team.tokens.revokeAll(user.id) : 0 };
+    const tokens = disabled ? await store.team.tokens.revokeAll(user.id) : 0;
+    if (disabled) await endSubscriptionsFromCli(config, store, { owner: user.id }, 'person_disabled');
+    return { user, tokens };
   });
 }
 
-/** Forgets a person; their personal access tokens go with them. */
+/** Forgets a person; their personal access tokens and MCP Events subscriptions go with them. */
 export async function removeUser(config: Config, ref: string): Promise<{ user: TeamUser; tokens: number }> {
   return withStore(config, async (store) => {
     const found = await findUser(store, ref);
     const tokens = (await store.team.tokens.list({ owner: found.id })).length;
+    await endSubscriptionsFromCli(config, store, { owner: found.id }, 'person_removed');
     return { user: (await store.team.users.remove(found.id))!, tokens };
   });
 }

@@ -31,6 +31,8 @@ export interface AuthServerOptions {
   keys: ServerKeys;
   metadataFetch: MetadataFetchPolicy;
   logger: Logger;
+  /** Told of the person whose grant was revoked (a token revoked at the revocation endpoint revokes its grant). */
+  onGrantRevoked?: (owner: string) => Promise<unknown>;
 }
 
 /**
@@ -41,7 +43,7 @@ export interface AuthServerOptions {
  */
 export function createAuthServer(o: AuthServerOptions): Provider {
   const configuration: Configuration = {
-    adapter: storeAdapter(o.store.team.records),
+    adapter: storeAdapter(o.store.team.records, o.onGrantRevoked),
     jwks: o.keys.jwks as Configuration['jwks'],
     cookies: { keys: o.keys.cookieKeys, names: { session: 'sb_session', interaction: 'sb_interaction', resume: 'sb_resume' } },
     async findAccount(_ctx, id) {

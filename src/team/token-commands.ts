@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
+import { endSubscriptionsFromCli } from '../events/end.js';
 import type { PersonalToken, TeamUser } from '../store/types.js';
 import { findUser, formatTable, withStore } from './commands.js';
 import { didYouMean } from '../suggest.js';
@@ -83,7 +84,10 @@ export async function revokeToken(config: Config, id: string): Promise<{ token: 
   return withStore(config, async (store) => {
     const before = await store.team.tokens.get(id.trim());
     if (!before) throw new InputError(`No token has the id "${id}"; switchboard tokens list shows them (ids start with pat_).`, 'id');
-    return { token: (await store.team.tokens.revoke(before.id))!, already: before.revokedAt !== null };
+    const token = (await store.team.tokens.revoke(before.id))!;
+    // Subscriptions are their person's, not a token's: they end, and the client's next refresh with a valid token makes them again.
+    if (before.revokedAt === null) await endSubscriptionsFromCli(config, store, { owner: token.owner }, 'token_revoked');
+    return { token, already: before.revokedAt !== null };
   });
 }
 

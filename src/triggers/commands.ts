@@ -9,28 +9,33 @@ import { EventLog } from './event-log.js';
 import { TRIGGER_KINDS } from './kinds.js';
 import { triggersCreate, triggersDelete, triggersList } from './tools.js';
 
+/** The tools' dependencies for a command run on the server's machine, over a store it opened; `close` ends what they opened. */
+export function cliToolDeps(config: Config, store: Store, redactor = new Redactor()): { deps: ToolDeps; close(): Promise<void> } {
+  const dispatcher = new Agent({ connect: { timeout: 10_000 } });
+  const deps: ToolDeps = {
+    store,
+    baseUrls: config.baseUrls,
+    redactor,
+    readOnly: false,
+    dispatcher,
+    triggers: { kinds: TRIGGER_KINDS, log: new EventLog(store.events), publicUrl: config.http.publicUrl },
+    forwardPolicy: { allowPrivate: config.forwardAllowPrivate },
+    surface: 'cli',
+  };
+  return { deps, close: () => dispatcher.close() };
+}
+
 /** Runs a trigger tool from the CLI, so the CLI and MCP share one implementation. */
 export async function runTriggerTool(config: Config, tool: 'create' | 'list' | 'delete', args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const redactor = new Redactor();
   const store = await openCliStore(config, redactor);
-  const dispatcher = new Agent({ connect: { timeout: 10_000 } });
-  const log = new EventLog(store.events);
+  const { deps, close } = cliToolDeps(config, store, redactor);
   try {
-    const deps: ToolDeps = {
-      store,
-      baseUrls: config.baseUrls,
-      redactor,
-      readOnly: false,
-      dispatcher,
-      triggers: { kinds: TRIGGER_KINDS, log, publicUrl: config.http.publicUrl },
-      forwardPolicy: { allowPrivate: config.forwardAllowPrivate },
-      surface: 'cli',
-    };
     const ctx: CallContext = { deps, signal: new AbortController().signal, progress: async () => undefined };
     const chosen = { create: triggersCreate, list: triggersList, delete: triggersDelete }[tool];
     return await chosen.call(args, ctx);
   } finally {
-    await dispatcher.close();
+    await close();
     await store.close();
   }
 }

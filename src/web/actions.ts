@@ -6,6 +6,7 @@ import { AccountError, errorMessage, InputError, ProviderError } from '../errors
 import type { Logger } from '../log.js';
 import { findProviderRecord, providerRecord } from '../providers.js';
 import type { CallContext, ToolDeps } from '../tool.js';
+import { endSubscriptions } from '../events/end.js';
 import { sendTestEvent } from '../triggers/test-event.js';
 import { triggersCreate, triggersDelete } from '../triggers/tools.js';
 import type { SignInApi } from '../contracts/accounts.js';
@@ -140,6 +141,7 @@ export async function removeAccount(w: WebDeps, form: Form): Promise<Outcome> {
     if (!account) throw new InputError('That account no longer exists.', 'id');
     if (account.shared) throw new InputError(`The ${account.provider} account "${account.label}" is shared with you: only its owner can remove it.`, 'id');
     const notes: string[] = [];
+    await endSubscriptions(w.deps, { accountId: account.id }, 'account_removed');
     for (const t of await w.deps.store.triggers.list({ accountId: account.id })) {
       const result = (await triggersDelete.call({ id: t.id }, context(w))) as { note?: string };
       if (result.note) notes.push(result.note);

@@ -38,7 +38,7 @@ export async function startSubscriber(overrides: Partial<ServerDeps> = {}, optio
     logger,
     tickMs: 20,
     retentionEveryMs: 200,
-    subscriptions: subscriptionWork({ deps: h.deps, logger, expiredGraceMs: 500 }),
+    subscriptions: subscriptionWork({ deps: h.deps, logger, expiredGraceMs: 500, rate: deps.eventsLimits?.deliveries }),
   });
   await runner.start();
 
@@ -68,6 +68,7 @@ export async function startSubscriber(overrides: Partial<ServerDeps> = {}, optio
     challengeAnswers,
     eventAnswers,
     received,
+    runner,
     hook: (path: string) => receiver.url + path,
     call: (method: string, params: Record<string, unknown>, at = endpoint): Promise<RawAnswer> => postModern(at, method, params),
     /** A new event of the trigger, committed as a poll or webhook would. */

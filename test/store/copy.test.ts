@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { COPIED_TABLES, copyStore, DB_FILE_NAME, openStore, SKIPPED_TABLES, type Store } from '../../src/store/index.js';
+import { COPIED_TABLES, copyStore, DB_FILE_NAME, openStore, PERSONAL_OWNER, SKIPPED_TABLES, type Store } from '../../src/store/index.js';
 import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { cleanUp, openAt, postgresAdapter, sqlite, type StoreLocation } from './adapters.js';
 
@@ -168,7 +168,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     const due = await pg.work.claimDeliveries('test', 10, 60_000);
     expect(due.find((d) => d.event.id === forwarded!.id)?.id).toBe(5);
     expect(due.find((d) => d.subscription)?.subscription).toEqual({
-      id: 'sub_copy', name: 'github.new_issue', url: 'https://agent.example.net/mcp-events?s=1', secrets: ['whsec_copied_secret_0001'], refreshBefore: FAR_FUTURE,
+      id: 'sub_copy', owner: PERSONAL_OWNER, name: 'github.new_issue', url: 'https://agent.example.net/mcp-events?s=1', secrets: ['whsec_copied_secret_0001'], refreshBefore: FAR_FUTURE,
     });
     // Accounts added later list after the copied ones, as they would in SQLite.
     await pg.accounts.add({ provider: 'github', label: 'later', secret: { kind: 'token', token: 'ghp_later' } });

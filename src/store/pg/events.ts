@@ -148,6 +148,12 @@ export class PgEventStore implements EventStore {
     });
   }
 
+  async deferDelivery(deliveryId: number, until: number): Promise<void> {
+    await this.sql`
+      UPDATE deliveries SET next_attempt_at = ${until}, give_up_at = GREATEST(give_up_at, ${until}::bigint), claimed_by = NULL, claimed_until = NULL
+      WHERE id = ${deliveryId} AND state = 'pending'`;
+  }
+
   async attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>> {
     return this.sql<Array<{ attempt: number; status: number | null; error: string | null; at: string }>>`
       SELECT a.attempt, a.status, a.error, a.at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id

@@ -148,6 +148,12 @@ export class SqliteEventStore implements EventStore {
     })();
   }
 
+  async deferDelivery(deliveryId: number, until: number): Promise<void> {
+    this.db
+      .prepare("UPDATE deliveries SET next_attempt_at = ?, give_up_at = MAX(give_up_at, ?), claimed_by = NULL, claimed_until = NULL WHERE id = ? AND state = 'pending'")
+      .run(until, until, deliveryId);
+  }
+
   async attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>> {
     return this.db
       .prepare(

@@ -67,6 +67,8 @@ export interface ReplayResult {
 /** A subscription delivery's subscription, as a claim hands it to the sender. */
 export interface DeliverySubscription {
   id: string;
+  /** Whose subscription it is: the per-person delivery rate counts by it. */
+  owner: string;
   name: string;
   url: string;
   /** The current secret first, then the previous one while its grace lasts: one signature each. */

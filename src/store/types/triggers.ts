@@ -170,6 +170,11 @@ export interface EventStore {
     deliveryId: number,
     attempt: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
   ): Promise<void>;
+  /**
+   * Puts a claimed delivery off until `until` (epoch ms) without counting an attempt, ending the claim: a delivery over
+   * its person's rate is sent later, not failed. Its window is stretched to reach `until` if it would end before.
+   */
+  deferDelivery(deliveryId: number, until: number): Promise<void>;
   attempts(eventId: number): Promise<Array<{ attempt: number; status: number | null; error: string | null; at: string }>>;
   /**
    * Retention: removes the events received before `before` (ISO 8601) with their finished deliveries and attempts,
