@@ -113,7 +113,8 @@ describe('the AI SDK as an events client', () => {
       const event = delivered!.event;
       expect(delivered!.subscription).toBe(subscribed.id);
       expect(event).toMatchObject({ name: NAME, data: { subject: 'Quarterly numbers' } });
-      const receipt = app.receipts().find((r) => r.webhookId === event.eventId)!;
+      // The app says the event when its handler ran, and the receipt once the receiver has answered: wait for both.
+      const receipt = await until(() => app.receipts().find((r) => r.webhookId === event.eventId), 'the receipt of the event', 10_000);
       expect(receipt.status).toBe(204);
       const { body } = await postModern(serve.url, 'events/list');
       const type = body.result.events.find((t: { name: string }) => t.name === NAME);
