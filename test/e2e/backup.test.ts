@@ -113,6 +113,10 @@ describe('switchboard db backup and db restore', () => {
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toMatch(new RegExp(`^Restored .*switchboard-backup\\.db into ${join(fresh, DB_FILE_NAME)} \\(schema \\d+\\):\n`));
     expect(restored.stdout).toMatch(new RegExp(`^ {2}events +${events}$`, 'm'));
+    // The copy carries no process's presence: the running server's lease stayed behind, so the restored store is not
+    // taken for one in use (a restore over it goes ahead at once).
+    const again = await runCli(['db', 'restore', '--from', backupFile, '--force'], { env: freshEnv });
+    expect(again.code, again.stderr).toBe(0);
     const original = await listed({ ...env, SWITCHBOARD_DATA_DIR: join(home, 'sandbox') });
     expect(original.triggers).toHaveLength(2);
     expect(await listed(freshEnv)).toEqual(original);

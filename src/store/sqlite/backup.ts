@@ -77,6 +77,7 @@ export function finishCopy(file: string, migrate?: (db: Database.Database) => vo
   try {
     db.pragma('journal_mode = DELETE');
     migrate?.(db);
+    forgetHolders(db);
     const check = db.pragma('quick_check(1)', { simple: true });
     if (check !== 'ok') throw new Error(`The copy ${file} did not read back whole (${String(check)}); nothing was kept.`);
     return { schema: db.pragma('user_version', { simple: true }) as number, counts: countRows(db) };
@@ -86,6 +87,18 @@ export function finishCopy(file: string, migrate?: (db: Database.Database) => vo
     chmodSync(file, 0o600);
     syncFile(file);
   }
+}
+
+/**
+ * A copy holds no process's presence, leases or claims: the processes that held them did not come along, and a restored
+ * store would otherwise look in use (or its work claimed) until they ran out.
+ */
+function forgetHolders(db: Database.Database): void {
+  db.exec(`
+    DELETE FROM leases;
+    UPDATE triggers SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by IS NOT NULL;
+    UPDATE deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by IS NOT NULL;
+  `);
 }
 
 export function countRows(db: Database.Database): StoreCounts {
