@@ -17,7 +17,7 @@ import { TRIGGER_KINDS } from './triggers/kinds.js';
 export type DepsSettings = Pick<
   Config,
   'readOnly' | 'toolsets' | 'tools' | 'excludeTools' | 'toolMode' | 'salesCacheDays' | 'maxResultTokens' | 'forwardAllowPrivate' | 'oauth'
-> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes' | 'eventsMaxSubscriptions' | 'eventsMaxPerMinute' | 'eventsMaxPollsPerMinute'>>;
+> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes' | 'eventsMaxSubscriptions' | 'eventsMaxPerMinute' | 'eventsMaxPollsPerMinute' | 'eventsMinTtlSeconds'>>;
 
 /** What has to be started before the tools can run: the store, the event log, and where the providers answer. */
 export interface DepsParts {
@@ -58,6 +58,7 @@ export function composeDeps(settings: DepsSettings, parts: DepsParts, overrides:
     eventsErrorCodes: settings.eventsErrorCodes,
     eventsMaxSubscriptions: settings.eventsMaxSubscriptions,
     eventsLimits: eventsLimits({ eventsPerMinute: settings.eventsMaxPerMinute, pollsPerMinute: settings.eventsMaxPollsPerMinute }),
+    ...(settings.eventsMinTtlSeconds ? { eventsTiming: { minTtlMs: settings.eventsMinTtlSeconds * 1000 } } : {}),
     ...overrides,
   };
 }

@@ -12,6 +12,8 @@ export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 export const DEFAULT_EVENTS_MAX_SUBSCRIPTIONS = 100;
 /** How many webhook deliveries one person's subscriptions receive per minute unless SWITCHBOARD_EVENTS_MAX_PER_MINUTE says otherwise. */
 export const DEFAULT_EVENTS_PER_MINUTE = 600;
+/** The shortest lifetime events/subscribe grants, in seconds, unless SWITCHBOARD_EVENTS_MIN_TTL_SECONDS says otherwise. */
+export const DEFAULT_EVENTS_MIN_TTL_SECONDS = 300;
 /** How many polls one person may make per minute unless SWITCHBOARD_EVENTS_MAX_POLLS_PER_MINUTE says otherwise. */
 export const DEFAULT_POLLS_PER_MINUTE = 120;
 
@@ -68,6 +70,8 @@ export interface Config {
   eventsMaxPerMinute: number;
   /** SWITCHBOARD_EVENTS_MAX_POLLS_PER_MINUTE: events/poll requests one person may make per minute. */
   eventsMaxPollsPerMinute: number;
+  /** SWITCHBOARD_EVENTS_MIN_TTL_SECONDS: the shortest subscription lifetime granted; a shorter ttlMs is raised to it. */
+  eventsMinTtlSeconds: number;
   /** --team / SWITCHBOARD_TEAM=1: MCP over HTTP is an OAuth protected resource; people sign in with GitHub or Microsoft, or at an external issuer. */
   team?: TeamConfig;
 }
@@ -153,6 +157,10 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
   const eventsMaxSubscriptions = wholeNumber(env, 'SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS', DEFAULT_EVENTS_MAX_SUBSCRIPTIONS, 'MCP Events subscriptions per person');
   const eventsMaxPerMinute = wholeNumber(env, 'SWITCHBOARD_EVENTS_MAX_PER_MINUTE', DEFAULT_EVENTS_PER_MINUTE, 'MCP Events webhook deliveries per person and minute');
   const eventsMaxPollsPerMinute = wholeNumber(env, 'SWITCHBOARD_EVENTS_MAX_POLLS_PER_MINUTE', DEFAULT_POLLS_PER_MINUTE, 'events/poll requests per person and minute');
+  const eventsMinTtlSeconds = wholeNumber(env, 'SWITCHBOARD_EVENTS_MIN_TTL_SECONDS', DEFAULT_EVENTS_MIN_TTL_SECONDS, 'the shortest subscription lifetime, in seconds');
+  if (eventsMinTtlSeconds > 86_400) {
+    throw new InputError(`SWITCHBOARD_EVENTS_MIN_TTL_SECONDS must be at most 86400 (a day, the longest lifetime granted), not ${eventsMinTtlSeconds}.`, 'SWITCHBOARD_EVENTS_MIN_TTL_SECONDS');
+  }
   const maxTokensText = flags['max-result-tokens'] ?? env.SWITCHBOARD_MAX_RESULT_TOKENS ?? '25000';
   const maxResultTokens = Number(maxTokensText);
   if (!Number.isInteger(maxResultTokens) || maxResultTokens < 1000 || maxResultTokens > 1_000_000) {
@@ -178,6 +186,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     eventsMaxSubscriptions,
     eventsMaxPerMinute,
     eventsMaxPollsPerMinute,
+    eventsMinTtlSeconds,
     webhookGroupCommit: parseSwitch(env.SWITCHBOARD_WEBHOOK_GROUP_COMMIT || '1', 'SWITCHBOARD_WEBHOOK_GROUP_COMMIT'),
     dataDir: flags['data-dir'] ?? env.SWITCHBOARD_DATA_DIR ?? envPaths('switchboard', { suffix: '' }).data,
     databaseUrl: checkDatabaseUrl(flags['database-url'] ?? (env.SWITCHBOARD_DATABASE_URL || undefined)),

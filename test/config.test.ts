@@ -119,6 +119,13 @@ describe('OAuth settings', () => {
     expect(() => loadConfig({ SWITCHBOARD_EVENTS_ERROR_CODES: 'seps' })).toThrow(/^SWITCHBOARD_EVENTS_ERROR_CODES must be sketch .* or sep .*, not "seps"\. Did you mean "sep"\?$/);
   });
 
+  it('grants MCP Events subscriptions at least 5 minutes unless SWITCHBOARD_EVENTS_MIN_TTL_SECONDS says otherwise, at most a day', () => {
+    expect(loadConfig({}).eventsMinTtlSeconds).toBe(300);
+    expect(loadConfig({ SWITCHBOARD_EVENTS_MIN_TTL_SECONDS: '5' }).eventsMinTtlSeconds).toBe(5);
+    expect(() => loadConfig({ SWITCHBOARD_EVENTS_MIN_TTL_SECONDS: '0' })).toThrow(/^SWITCHBOARD_EVENTS_MIN_TTL_SECONDS must be a whole number from 1/);
+    expect(() => loadConfig({ SWITCHBOARD_EVENTS_MIN_TTL_SECONDS: '90000' })).toThrow(/^SWITCHBOARD_EVENTS_MIN_TTL_SECONDS must be at most 86400/);
+  });
+
   it('keeps events 30 days unless SWITCHBOARD_EVENT_RETENTION_DAYS says otherwise, at least one', () => {
     expect(loadConfig({}).eventRetentionDays).toBe(30);
     expect(loadConfig({ SWITCHBOARD_EVENT_RETENTION_DAYS: '7' }).eventRetentionDays).toBe(7);

@@ -42,7 +42,7 @@ afterAll(async () => {
 type Line = Record<string, any>;
 
 /** The app as a child process: steps go in as JSON lines, what it says comes back as JSON lines. */
-async function startApp(options: { discovery?: boolean } = {}) {
+async function startApp(options: { discovery?: boolean; url?: string } = {}) {
   const child = spawn(node22, [APP, JSON.stringify({ url: serve.url, ...options })], { stdio: ['pipe', 'pipe', 'pipe'], cwd: fileURLToPath(new URL('../..', import.meta.url)) });
   const lines: Line[] = [];
   let stderr = '';
@@ -69,10 +69,10 @@ async function startApp(options: { discovery?: boolean } = {}) {
   };
 }
 
-const sandbox = () => JSON.parse(readFileSync(join(dataDir, 'sandbox', 'sandbox.json'), 'utf8')) as { servers: { outlook: string } };
+const sandbox = (dir = dataDir) => JSON.parse(readFileSync(join(dir, 'sandbox', 'sandbox.json'), 'utf8')) as { servers: { outlook: string } };
 
-async function deliverEmail(subject: string, from: string) {
-  const res = await fetch(`${sandbox().servers.outlook}/_sandbox/outlook/deliver`, {
+async function deliverEmail(subject: string, from: string, dir = dataDir) {
+  const res = await fetch(`${sandbox(dir).servers.outlook}/_sandbox/outlook/deliver`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ subject, from: { name: 'Sender', address: from }, text: `Body of ${subject}` }),
@@ -80,12 +80,12 @@ async function deliverEmail(subject: string, from: string) {
   expect(res.status).toBe(201);
 }
 
-async function triggers(): Promise<Array<{ id: string; kind: string }>> {
+async function triggers(url = serve.url): Promise<Array<{ id: string; kind: string; fired: number }>> {
   const client = new Client({ name: 'ai-sdk-e2e', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   const result = await client.callTool({ name: 'triggers_list', arguments: {} });
   await client.close();
-  return (result.structuredContent as { triggers: Array<{ id: string; kind: string }> }).triggers;
+  return (result.structuredContent as { triggers: Array<{ id: string; kind: string; fired: number }> }).triggers;
 }
 
 describe('the AI SDK as an events client', () => {
@@ -151,6 +151,33 @@ describe('the AI SDK as an events client', () => {
       expect((await triggers()).filter((t) => t.kind === NAME)).toEqual([]);
     } finally {
       await app.close();
+    }
+  });
+
+  it('gets what it missed while its subscription had lapsed when it refreshes with its kept cursor', { timeout: 120_000 }, async () => {
+    // A server that grants lifetimes as short as 5 s, so the subscription lapses within the test.
+    const lapsingDir = mkdtempSync(join(tmpdir(), 'switchboard-ai-sdk-lapse-'));
+    const lapsing = await startHttpServe(['--sandbox'], { SWITCHBOARD_DATA_DIR: lapsingDir, SWITCHBOARD_EVENTS_MIN_TTL_SECONDS: '5' });
+    const app = await startApp({ url: lapsing.url });
+    try {
+      const subscribed = await app.step({ do: 'subscribe', name: NAME, arguments: { filter: 'subject:lapsed', poll_interval_seconds: 10 }, ttlMs: 5_000 }, 'subscribed');
+      const lapsedAt = Date.parse(subscribed.refreshBefore);
+      expect(lapsedAt - Date.now()).toBeLessThanOrEqual(5_000);
+      await new Promise((r) => setTimeout(r, Math.max(0, lapsedAt - Date.now()) + 500));
+
+      await deliverEmail('lapsed while away', 'dana@acme.com', lapsingDir);
+      await until(async () => (await triggers(lapsing.url)).find((t) => t.kind === NAME && t.fired === 1), 'the email in the log', 40_000);
+      expect(app.events()).toEqual([]);
+
+      const refreshed = await app.step({ do: 'refresh' }, 'refreshed');
+      expect(refreshed).toMatchObject({ id: subscribed.id, truncated: false });
+      const [missed] = await until(() => (app.events().length ? app.events() : undefined), 'the missed email, replayed', 40_000);
+      expect(missed!.event).toMatchObject({ name: NAME, data: { subject: 'lapsed while away' } });
+    } finally {
+      await app.close();
+      lapsing.child.kill('SIGTERM');
+      await exited(lapsing.child);
+      rmSync(lapsingDir, { recursive: true, force: true });
     }
   });
 });
