@@ -13,7 +13,8 @@ import { composeDeps } from '../src/compose.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startListener } from '../src/http/listener.js';
-import { createServer, type ServerDeps } from '../src/mcp/server.js';
+import { startHttpListener, type HttpListener } from '../src/mcp/http.js';
+import { createServer, surfaceOf, type ServerDeps } from '../src/mcp/server.js';
 import { Redactor } from '../src/redact.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { serverTools } from '../src/registry.js';
@@ -148,4 +149,19 @@ export function strictOutputValidator(): AjvJsonSchemaValidator {
   const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: true });
   addFormats(ajv);
   return new AjvJsonSchemaValidator(ajv);
+}
+
+/** A harness behind a real HTTP listener on 127.0.0.1: `endpoint` is its /mcp URL; `close` stops both. */
+export async function startHttpHarness(options: HarnessOptions = {}): Promise<{ h: Harness; listener: HttpListener; endpoint: string; close(): Promise<void> }> {
+  const h = await startHarness(options);
+  const listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(h.deps), logger: h.deps.logger, version: 't' });
+  return {
+    h,
+    listener,
+    endpoint: `${listener.url}/mcp`,
+    async close() {
+      await listener.close();
+      await h.close();
+    },
+  };
 }

@@ -6,11 +6,10 @@ import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotoc
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
 import { surfaceOf } from '../../src/mcp/server.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { MANUAL_SETUP_FIELDS } from '../../src/events/types.js';
-import { startHarness, type Harness } from '../harness.js';
+import { startHttpHarness, type Harness } from '../harness.js';
 import { postModern } from '../mcp/sse.js';
 
 /**
@@ -19,18 +18,13 @@ import { postModern } from '../mcp/sse.js';
  */
 
 let h: Harness;
-let listener: HttpListener;
 let endpoint: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  h = await startHarness();
-  listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(h.deps), logger: h.deps.logger, version: 't' });
-  endpoint = `${listener.url}/mcp`;
+  ({ h, endpoint, close } = await startHttpHarness());
 });
-afterAll(async () => {
-  await listener.close();
-  await h.close();
-});
+afterAll(() => close());
 
 const MODERN = '2026-07-28';
 const EXTENSION = 'io.modelcontextprotocol/events';

@@ -1,25 +1,19 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
 import { surfaceOf } from '../../src/mcp/server.js';
 import { serveStdio } from '../../src/mcp/stdio.js';
 import { findNestingProblem, MAX_MESSAGE_DEPTH } from '../../src/nesting.js';
-import { startHarness, type Harness } from '../harness.js';
+import { startHttpHarness, type Harness } from '../harness.js';
 import { RawSession } from './sse.js';
 
 let h: Harness;
-let listener: HttpListener;
 let endpoint: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  h = await startHarness();
-  listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(h.deps), logger: h.deps.logger, version: 't' });
-  endpoint = `${listener.url}/mcp`;
+  ({ h, endpoint, close } = await startHttpHarness());
 });
-afterAll(async () => {
-  await listener.close();
-  await h.close();
-});
+afterAll(() => close());
 beforeEach(() => {
   for (const s of Object.values(h.sandbox.servers)) s.reset();
 });

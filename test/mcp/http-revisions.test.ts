@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpListener, type HttpListener } from '../../src/mcp/http.js';
-import { surfaceOf } from '../../src/mcp/server.js';
-import { startHarness, type Harness } from '../harness.js';
+import type { HttpListener } from '../../src/mcp/http.js';
+import { startHttpHarness } from '../harness.js';
 import { postModern, RawSession } from './sse.js';
 
-let h: Harness;
 let listener: HttpListener;
 let endpoint: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  h = await startHarness();
-  listener = await startHttpListener({ host: '127.0.0.1', port: 0, mcp: surfaceOf(h.deps), logger: h.deps.logger, version: 't' });
-  endpoint = `${listener.url}/mcp`;
+  ({ listener, endpoint, close } = await startHttpHarness());
 });
-afterAll(async () => {
-  await listener.close();
-  await h.close();
-});
+afterAll(() => close());
 
 const MODERN = '2026-07-28';
 /** One 2026-07-28 request to this test's endpoint. */
