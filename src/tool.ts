@@ -11,9 +11,11 @@ import type { SignInApi, TokenProvider } from './contracts/accounts.js';
 import type { TriggerRuntime } from './contracts/triggers.js';
 import type { ForwardPolicy } from './http/forward-guard.js';
 import type { PersonAtProvider } from './contracts/team.js';
+import type { Actor, AuditTrail } from './contracts/governance.js';
 import type { Drain } from './drain.js';
 import type { Redactor } from './redact.js';
 import type { ObjectSchema } from './schema.js';
+import type { PolicySource } from './policy.js';
 import type { Account, AccountSecret, Provider, Store } from './store/types.js';
 
 export type Effect = 'read' | 'write' | 'delete';
@@ -47,6 +49,12 @@ export interface ToolDeps {
   surface?: 'cli';
   /** Shutdown of a serving process: new calls are refused once it stops, and long polls end early. */
   drain?: Drain;
+  /** Who makes the call and how they authenticated; the audit trail records it. */
+  actor?: Actor;
+  /** Where tool calls and administrative acts are recorded; nothing is recorded without it. */
+  audit?: AuditTrail;
+  /** The governance policy in force (approvals, budgets, tools per person); everything is allowed without it. */
+  policy?: PolicySource;
 }
 
 export interface CallContext {

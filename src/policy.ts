@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type picomatch from 'picomatch';
 import * as z from 'zod/v4';
-import { InputError } from '../errors.js';
-import type { TeamRole } from '../store/types.js';
+import { InputError } from './errors.js';
+import type { TeamRole } from './store/types.js';
 
 /**
  * Who a rule applies to: `*` (everyone), `role:admin`, `role:member`, `role:<a role the policy names>`, or one person
@@ -136,3 +136,11 @@ const loadGlobs = () => (globs ??= createRequire(import.meta.url)('picomatch') a
 export function matchesAny(patterns: readonly string[], name: string): boolean {
   return patterns.some((pattern) => loadGlobs()(pattern)(name));
 }
+
+/** Where the policy in force comes from (a file, the store); read per call, so it is cheap and kept fresh by the source. */
+export interface PolicySource {
+  current(): Promise<Policy>;
+}
+
+/** A policy that never changes (SWITCHBOARD_POLICY's file, read at start; a test's). */
+export const fixedPolicy = (policy: Policy): PolicySource => ({ current: async () => policy });
