@@ -1,15 +1,18 @@
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../log.js';
 import { forOwner } from '../owner.js';
-import type { Delivery } from '../store/types.js';
+import { LAST_DELIVERY_PRECISION_MS, type Delivery } from '../store/types.js';
 import type { CallContext, ToolDeps } from '../tool.js';
 import { encodeCursor } from './cursor.js';
 import { nextAttemptAt } from './delivery-schedule.js';
-import { occurrenceBody } from './occurrence.js';
+import { occurrenceBody, type OutgoingBody } from './occurrence.js';
 import type { PerMinuteLimit } from './limits.js';
 import { EXPIRED_GRACE_MS } from './subscription-terms.js';
 import { releaseTrigger } from './subscriptions.js';
 import { sendSigned } from './webhook-sender.js';
+
+const MAX_REMEMBERED = 10_000;
+const MAX_REMEMBERED_BODIES = 16;
 
 export interface SubscriptionWorkOptions {
   /** The server's own dependencies, every owner's store: a swept subscription's trigger is removed as triggers_delete does. */
@@ -39,6 +42,32 @@ export interface SubscriptionWork {
 export function subscriptionWork(o: SubscriptionWorkOptions): SubscriptionWork {
   const now = o.now ?? Date.now;
   const store = o.deps.store;
+  // When this process last recorded a success per subscription: deliveries claimed together need not each write it.
+  const succeeded = new Map<string, number>();
+  // Subscriptions on one trigger are sent the same event with the same name and, mostly, the same cursor: one body each.
+  const bodies = new Map<string, OutgoingBody>();
+
+  function bodyOf(delivery: Delivery): OutgoingBody {
+    const subscription = delivery.subscription!;
+    const cursor = cursorAfter(delivery);
+    const key = `${delivery.event.id} ${cursor} ${subscription.name}`;
+    let body = bodies.get(key);
+    if (!body) {
+      if (bodies.size >= MAX_REMEMBERED_BODIES) bodies.clear();
+      body = occurrenceBody(delivery.event, subscription, cursor);
+      bodies.set(key, body);
+    }
+    return body;
+  }
+
+  /** A success is written unless failures need clearing or one was written less than the store's precision ago. */
+  async function recordSuccess(subscription: NonNullable<Delivery['subscription']>, at: number): Promise<void> {
+    const last = succeeded.get(subscription.id) ?? subscription.lastDeliveryAt;
+    if (!subscription.failing && last !== null && last > at - LAST_DELIVERY_PRECISION_MS) return;
+    if (succeeded.size >= MAX_REMEMBERED) succeeded.clear();
+    succeeded.set(subscription.id, at);
+    await store.subscriptions.recordOutcome(subscription.id, { deliveredAt: at });
+  }
 
   /**
    * The cursor an event carries: where the subscription's watermark stands once this event is delivered. The
@@ -61,7 +90,7 @@ export function subscriptionWork(o: SubscriptionWorkOptions): SubscriptionWork {
       await store.events.deferDelivery(delivery.id, now() + rate.retryAfterMs);
       return false;
     }
-    const { webhookId, body } = occurrenceBody(delivery.event, subscription, cursorAfter(delivery));
+    const { webhookId, body } = bodyOf(delivery);
     const outcome = await sendSigned(
       { url: subscription.url, subscriptionId: subscription.id, webhookId, body, secrets: subscription.secrets },
       { dispatcher: via.dispatcher, allowPrivate: via.allowPrivate },
@@ -75,7 +104,11 @@ export function subscriptionWork(o: SubscriptionWorkOptions): SubscriptionWork {
       delivered: outcome.ok,
       nextAttemptAt: next !== null && next <= delivery.giveUpAt ? next : null,
     });
-    await store.subscriptions.recordOutcome(subscription.id, outcome.ok ? { deliveredAt: at } : { error: outcome.category ?? 'connection_refused', at });
+    if (outcome.ok) await recordSuccess(subscription, at);
+    else {
+      succeeded.delete(subscription.id);
+      await store.subscriptions.recordOutcome(subscription.id, { error: outcome.category ?? 'connection_refused', at });
+    }
     return outcome.ok;
   }
 

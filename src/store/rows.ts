@@ -142,6 +142,8 @@ export type DeliveryRow = EventRow & {
   subscription_secret_enc: string | null;
   refresh_before: number | null;
   owed_from: number | string | null;
+  last_delivery_at: number | string | null;
+  subscription_failing: number | boolean | null;
   /** The event's owner, whose subscription this is. */
   owner: string;
 };
@@ -163,6 +165,8 @@ export function toDelivery(row: DeliveryRow, key: Buffer, now: number): Delivery
       secrets,
       refreshBefore: row.refresh_before,
       owedFrom: Number(row.owed_from ?? row.id),
+      lastDeliveryAt: row.last_delivery_at === null ? null : Number(row.last_delivery_at),
+      failing: Boolean(row.subscription_failing),
     },
   };
 }

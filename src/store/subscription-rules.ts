@@ -1,6 +1,7 @@
 import { InputError } from '../errors.js';
 import { decryptSecret, encryptSecret } from './crypto.js';
 import type { EventSubscription, NewEventSubscription, SubscriptionError, SubscriptionSecrets } from './types.js';
+export { LAST_DELIVERY_PRECISION_MS } from './types.js';
 
 /** A subscription delivery is tried for this long after its event was committed (the SEP: 3 to 5 attempts over 10 to 15 minutes). */
 export const SUBSCRIPTION_WINDOW_MS = 15 * 60 * 1000;
@@ -16,11 +17,6 @@ export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
  */
 export const SUSPEND_AFTER_MS = 60 * 60 * 1000;
 export const SUSPEND_AFTER_FAILURES = 10;
-/**
- * A healthy subscription's lastDeliveryAt is written at most this often: a delivery to a subscription whose last one
- * succeeded less than this long ago writes nothing, so a busy subscription costs no write per event.
- */
-export const LAST_DELIVERY_PRECISION_MS = 1_000;
 
 export interface SubscriptionRow {
   id: string;

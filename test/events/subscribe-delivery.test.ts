@@ -105,6 +105,8 @@ describe.each(['SQLite', 'PostgreSQL'])('on %s', (adapter) => {
       expect(Number(again!.headers['webhook-timestamp'])).toBeGreaterThan(Number(first!.headers['webhook-timestamp']));
       expect(again!.headers['webhook-signature']).not.toBe(first!.headers['webhook-signature']);
       expect(signedBy(again!, flaky.secret)).toBe(true);
+      // The success after the 503 clears the failure it counted.
+      await until(async () => (await s.h.store.subscriptions.get(flaky.id))?.failedSince === null, 'the failure cleared by the success');
       expect(s.received('/gone')).toHaveLength(1);
       const status = (await subscribe('/gone', { filter: 'subject:retry' })).deliveryStatus;
       expect(status).toMatchObject({ active: true, lastError: 'http_4xx' });

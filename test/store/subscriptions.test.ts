@@ -133,6 +133,12 @@ describe.each(ADAPTERS)('event subscriptions on $name', (adapter) => {
     expect(await store.subscriptions.get('sub_f')).toMatchObject({ status: 'active', failedSince: null });
     await store.subscriptions.recordOutcome('sub_f', { deliveredAt: 1234 });
     expect(await store.subscriptions.get('sub_f')).toMatchObject({ lastDeliveryAt: 1234, failedSince: null });
+
+    // A claimed delivery says whether failures need clearing and when the last success was, so a success writes only then.
+    await store.subscriptions.recordOutcome('sub_f', { error: 'http_5xx', at: Date.now() });
+    await store.triggers.commit(triggerId, { events: [ev('2')] });
+    const [failing] = (await claimAll()).filter((d) => d.subscription!.id === 'sub_f');
+    expect(failing!.subscription).toMatchObject({ lastDeliveryAt: 1234, failing: true });
   });
 
   it('keeps the watermark below the oldest event not yet delivered or given up, and moves it on in quiet times', async () => {

@@ -8,6 +8,12 @@ export type SubscriptionError = 'connection_refused' | 'timeout' | 'tls_error' |
 export const SUBSCRIPTION_ERRORS: readonly SubscriptionError[] = ['connection_refused', 'timeout', 'tls_error', 'http_4xx', 'http_5xx', 'challenge_failed'];
 
 /** Times are epoch milliseconds. */
+/**
+ * A healthy subscription's lastDeliveryAt is written at most this often: a delivery to a subscription whose last one
+ * succeeded less than this long ago writes nothing, so a busy subscription costs no write per event.
+ */
+export const LAST_DELIVERY_PRECISION_MS = 1_000;
+
 export interface EventSubscription {
   /** Chosen by the caller, deterministic over principal, url, name and canonical arguments. */
   id: string;
@@ -26,7 +32,7 @@ export interface EventSubscription {
   status: SubscriptionStatus;
   /** The log's newest id when the subscription was made: the trigger's events after it are its own. */
   startEventId: number;
-  /** To within LAST_DELIVERY_PRECISION_MS (store/subscription-rules.ts). */
+  /** To within LAST_DELIVERY_PRECISION_MS. */
   lastDeliveryAt: number | null;
   lastError: SubscriptionError | null;
   /** When the current run of failures began; null after a success. */
@@ -76,6 +82,10 @@ export interface DeliverySubscription {
   refreshBefore: number | null;
   /** The oldest event still owed to the subscription when this delivery was claimed (this one's, or an older one's). */
   owedFrom: number;
+  /** When a delivery to it last succeeded, as recorded when this one was claimed; null before the first. */
+  lastDeliveryAt: number | null;
+  /** Whether failures are counted against it (failed_since set): the next success must clear them. */
+  failing: boolean;
 }
 
 export interface SubscriptionStore {
