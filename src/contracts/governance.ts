@@ -53,6 +53,8 @@ export interface CallBudget {
 
 /** Budgets on shared quotas: the budgets of the policy that hold for this person and account, if any. */
 export interface BudgetGate {
+  /** The time its windows are cut on: the usage shown is that of the windows it counts in now. */
+  now(): number;
   /** Undefined when no budget rule applies: the call then touches no counter. */
   forCall(deps: { policy?: PolicySource; owner?: string; store: Store }, account: Account, sendsEmail?: (method: string, path: string) => boolean): Promise<CallBudget | undefined>;
 }

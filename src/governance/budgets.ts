@@ -46,6 +46,7 @@ export function limitsFor(policy: Policy, person: PolicyPerson, account: Pick<Ac
 /** The budgets of the policy in force, counted in `usage`; `clock` is the time windows are cut on (tests pass their own). */
 export function budgetGate(usage: () => BudgetUsageStore, clock: () => number = Date.now): BudgetGate {
   return {
+    now: clock,
     async forCall(deps, account, sendsEmail) {
       // No budget rule, no counter: a server without budgets pays nothing for them.
       const policy = await deps.policy?.current();

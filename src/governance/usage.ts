@@ -6,7 +6,7 @@ import { limitsFor, METERS, windowStart } from './budgets.js';
 /** One person's use of one account in the current window of one budget, beside the limit the policy sets. */
 export interface UsageLine {
   owner: string;
-  /** Their login in team mode; `owner` on a personal server. */
+  /** Their login in team mode; `owner` on a personal server, whose one person it is. */
   person: string;
   accountId: string;
   /** `github "work"`; the account's id when it has been removed since. */
@@ -36,7 +36,7 @@ export async function budgetUsage(store: Store, policy: Policy | undefined, opti
     const start = Date.parse(row.windowStart);
     return {
       owner: row.owner,
-      person: user?.login ?? row.owner,
+      person: user?.login ?? (row.owner === PERSONAL_OWNER ? 'owner' : row.owner),
       accountId: row.accountId,
       account: account ? `${account.provider} "${account.label}"` : row.accountId,
       budget: METERS[row.meter].field,

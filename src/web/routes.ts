@@ -308,7 +308,7 @@ async function budgetsFor(w: WebDeps, viewer: string | undefined): Promise<PageM
   if (!policy?.budgets.length) return undefined;
   const person = await personOf(w.deps.store, viewer);
   const everyone = person.role === 'admin';
-  return { lines: await budgetUsage(w.deps.store, policy, { owner: everyone ? undefined : person.id }), everyone };
+  return { lines: await budgetUsage(w.deps.store, policy, { owner: everyone ? undefined : person.id, now: w.deps.budgets?.now() }), everyone };
 }
 
 /** Everyone on the team and what they have, when the viewer is an admin; undefined for everyone else. */

@@ -11,7 +11,7 @@ import type { Store } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
 import { ADAPTERS, cleanUp, type Adapter } from '../store/adapters.js';
-import { startTeamServer, type TeamServer } from '../team/team.js';
+import { pageSession, startTeamServer, type TeamServer } from '../team/team.js';
 
 /**
  * A team server whose policy (SWITCHBOARD_POLICY) gives everyone two GitHub requests an hour and makes Bob an intern
@@ -96,6 +96,13 @@ describe.each(ADAPTERS)('budgets and tools per person in team mode on %s', (adap
     expect(requests()).toBe(before + 1);
     const rows = await store.budgets.list({ since: '2030-03-04T00:00:00.000Z' });
     expect(rows.map((r) => [r.owner, r.used]).sort()).toEqual([[ada.user.id, 1], [bob.user.id, 2]].sort());
+
+    // On the page each member sees their own usage only.
+    const bobPage = (await pageSession(server, store, bob.user)).page;
+    const section = /<section class="panel" id="budgets"[\s\S]*?<\/section>/.exec(bobPage)?.[0] ?? '';
+    expect(section).toContain('Your use');
+    expect(section).not.toContain('<th scope="col">Person</th>');
+    expect([...section.matchAll(/<tr><td>github &quot;team-github&quot;<\/td><td>providerRequestsPerHour<\/td><td>(\d+)<\/td><td>2<\/td>/g)].map((m) => m[1])).toEqual(['2']);
 
     // Bob is an intern: tools that read, and no API call; Ada has every tool.
     const adaTools = await ada.names();
