@@ -28,7 +28,7 @@ export async function budgetUsage(store: Store, policy: Policy | undefined, opti
   if (!rows.length) return [];
   const accounts = new Map<string, Account>((await store.accounts.list()).map((a) => [a.id, a]));
   const users = new Map<string, TeamUser>((await store.team.users.list()).map((u) => [u.id, u]));
-  return rows.map((row) => {
+  const lines = rows.map((row): UsageLine => {
     const user = users.get(row.owner);
     const account = accounts.get(row.accountId);
     const person = row.owner === PERSONAL_OWNER ? { id: row.owner, role: 'admin' as const } : { id: row.owner, login: user?.login, email: user?.email, role: user?.role ?? ('member' as const) };
@@ -46,6 +46,7 @@ export async function budgetUsage(store: Store, policy: Policy | undefined, opti
       resetsAt: new Date(start + METERS[row.meter].windowMs).toISOString(),
     };
   });
+  return lines.sort((a, b) => a.person.localeCompare(b.person) || a.account.localeCompare(b.account) || a.budget.localeCompare(b.budget));
 }
 
 /** The usage as the CLI prints it: one line per person, account and budget. */
