@@ -130,5 +130,8 @@ describe.each(ADAPTERS)('budgets and tools per person in team mode on %s', (adap
     expect(bobTypes).toContain('github.new_issue');
     expect(bobTypes.filter((t) => vercelKinds.includes(t))).toEqual([]);
     expect(await ada.eventTypes()).toEqual(expect.arrayContaining(vercelKinds));
+    await expect(bob.modern.request({ method: 'events/subscribe', params: { name: vercelKinds[0], arguments: {} } }, z.looseObject({}))).rejects.toThrow(
+      `"name": no event type "${vercelKinds[0]}" for you; events/list shows the types you may use.`,
+    );
   });
 });
