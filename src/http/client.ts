@@ -160,8 +160,8 @@ export function createApi(options: ApiOptions): Api {
       await sleep(ms);
     };
     for (let attempt = 1; ; attempt++) {
-      const headers = { ...buildHeaders(req), ...(cached ? { 'if-none-match': cached.etag } : {}), ...(await options.auth()) };
       await options.beforeSend?.({ method: req.method, path: url.pathname, attempt });
+      const headers = { ...buildHeaders(req), ...(cached ? { 'if-none-match': cached.etag } : {}), ...(await options.auth()) };
       let outcome: Awaited<ReturnType<typeof once>>;
       try {
         outcome = await once(url, req.method, headers, body);
