@@ -54,6 +54,15 @@ describe.each(ADAPTERS)('budgets on %s', (adapter: Adapter) => {
     expect(sent(h, 'github')).toBe(before + 1);
   });
 
+  it('counts each attempt of a retried request, and stops the retries at the limit', async () => {
+    const { h } = await governed(adapter, { budgets: [{ accounts: ['github'], providerRequestsPerHour: 2 }] });
+    h.sandbox.servers.github.once('GET /user', { status: 502, body: { message: 'Bad gateway' } }, 5);
+    const before = sent(h, 'github');
+    const refused = await h.fails('github_api_call', { method: 'GET', endpoint: '/user', headers: { accept: 'application/vnd.github+json' }, account: 'sample' });
+    expect(refused).toMatch(/^Budget reached: providerRequestsPerHour is 2 .* and 2 are used in this window/);
+    expect(sent(h, 'github') - before, 'the third attempt was not sent').toBe(2);
+  });
+
   it('counts emails sent per UTC day, by send_email and by a reply through outlook_api_call, and refuses the next unsent', async () => {
     const { h, clock } = await governed(adapter, { budgets: [{ for: ['*'], emailsPerDay: 2 }] });
     await h.ok('outlook_send_email', { to: ['jordan.lee@fabrikam.example'], subject: 'One', body: 'Hello.' });
