@@ -48,6 +48,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Days a paid sales lookup is answered from the local cache. */
   salesCacheDays: number;
+  /** SWITCHBOARD_POLICY: the file of the governance policy (approvals, budgets, tools per person); none, everything is allowed. */
+  policyFile?: string;
   /** SWITCHBOARD_EVENT_RETENTION_DAYS: events received longer ago are removed from the log, unless still owed a delivery or a retry. */
   eventRetentionDays: number;
   /** Tokens (o200k_base) one tool result may take before it is cut with a cursor. */
@@ -177,6 +179,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     team: team ? teamConfig(env, publicUrl ? { url: new URL(checkUrl(publicUrl, publicUrlName)), given: publicUrl, name: publicUrlName } : undefined, sandbox) : undefined,
     shutdownGraceMs: grace * 1000,
     salesCacheDays,
+    policyFile: env.SWITCHBOARD_POLICY || undefined,
     eventRetentionDays,
     maxResultTokens,
     oauth: loadOAuth(env),

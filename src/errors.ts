@@ -69,6 +69,32 @@ export function reconnectMessage(account: { id: string; provider: string; label:
   );
 }
 
+/** A budget of the policy is used up for this window: nothing was sent to the provider. */
+export class BudgetError extends Error {
+  override name = 'BudgetError';
+  constructor(
+    /** What is counted, as the policy names it (providerRequestsPerHour, salesCreditsPerDay, emailsPerDay). */
+    readonly budget: string,
+    readonly used: number,
+    readonly limit: number,
+    readonly resetsAt: Date,
+    /** Where the budget applies: the account, and the rule of the policy that sets the limit. */
+    where: { account: string; rule: string },
+    now: number = Date.now(),
+  ) {
+    const minutes = Math.max(1, Math.ceil((resetsAt.getTime() - now) / 60_000));
+    super(
+      `Budget reached: ${budget} is ${limit} for you on ${where.account} (policy ${where.rule}), and ${used} ${used === 1 ? 'is' : 'are'} used in this window. ` +
+        `It resets at ${resetsAt.toISOString()} (in ${minutes} min). Nothing was sent to the provider: call again after the reset, or ask an admin to raise the budget.`,
+    );
+  }
+}
+
+/** The policy's tools rules do not let this person use the tool. */
+export class ToolRefusedError extends InputError {
+  override name = 'ToolRefusedError';
+}
+
 /** The server is shutting down: it takes no new tool calls. */
 export class ShutdownError extends Error {
   override name = 'ShutdownError';
@@ -189,7 +215,8 @@ function messageOf(error: Error): string {
     error instanceof AccountError ||
     error instanceof ProviderError ||
     error instanceof UnexpectedAnswerError ||
-    error instanceof ShutdownError
+    error instanceof ShutdownError ||
+    error instanceof BudgetError
   ) {
     return error.message;
   }

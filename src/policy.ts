@@ -48,6 +48,8 @@ const ToolAccess = z.strictObject({
   allow: z.array(z.string().min(1)).min(1).optional(),
   /** Never these, even when allowed. */
   deny: z.array(z.string().min(1)).min(1).optional(),
+  /** Only tools of these effects (`["read"]`: tools that change nothing); every effect when absent. */
+  effect: z.array(z.enum(['read', 'write', 'delete'])).min(1).optional(),
 });
 
 export const PolicySchema = z.strictObject({

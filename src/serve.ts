@@ -99,7 +99,7 @@ export async function serve(config: Config, io: ServeIo): Promise<Running> {
   const deps = ready.then((r) => r.deps);
   // A runtime that cannot start ends serve with its message (close, above); requests waiting for it are answered with it.
   deps.catch(() => undefined);
-  const surface = createSurface({ version: VERSION, listed, deps, load });
+  const surface = createSurface({ version: VERSION, listed, deps, load, governed: config.policyFile !== undefined });
 
   let connection: { close(): Promise<void> } | undefined;
   let closing: Promise<void> | undefined;

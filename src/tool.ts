@@ -11,7 +11,7 @@ import type { SignInApi, TokenProvider } from './contracts/accounts.js';
 import type { TriggerRuntime } from './contracts/triggers.js';
 import type { ForwardPolicy } from './http/forward-guard.js';
 import type { PersonAtProvider } from './contracts/team.js';
-import type { Actor, AuditTrail } from './contracts/governance.js';
+import type { Actor, AuditTrail, BudgetGate, CallBudget } from './contracts/governance.js';
 import type { Drain } from './drain.js';
 import type { Redactor } from './redact.js';
 import type { ObjectSchema } from './schema.js';
@@ -55,6 +55,10 @@ export interface ToolDeps {
   audit?: AuditTrail;
   /** The governance policy in force (approvals, budgets, tools per person); everything is allowed without it. */
   policy?: PolicySource;
+  /** Budgets on shared quotas, counted before each provider request; without it nothing is counted. */
+  budgets?: BudgetGate;
+  /** Why the policy's tools rules refuse this caller a tool (the rule), or undefined when they allow it; absent: every tool. */
+  refuseTool?: (tool: { name: string; effect: Effect }) => string | undefined;
 }
 
 export interface CallContext {
@@ -181,6 +185,10 @@ export interface ConnectorSpec {
   identify(api: Api, wanted: IdentifyRequest): Promise<{ identity: string | null; scopes?: string[]; meta?: Record<string, string> }>;
   /** Who signed in to a team server, asked with the token that sign-in granted (providers that sign people in). */
   whoSignedIn?(api: Api): Promise<PersonAtProvider>;
+  /** Whether a request sends an email, counted by the emails-per-day budget. */
+  sendsEmail?(method: string, path: string): boolean;
+  /** The credits a tool's result says it spent, counted by the sales-credits budget; each call reserves one first. */
+  creditsOf?(result: Record<string, unknown>): number;
 }
 
 export interface IdentifyRequest {
@@ -191,7 +199,21 @@ export interface IdentifyRequest {
 export interface Connector extends ConnectorSpec {
   tool<I extends ObjectSchema, O extends ObjectSchema>(def: ToolDefinition<I, O, AccountContext>): Tool;
   /** An API client bound to one account. */
-  api(account: Account, secret: AccountSecret, deps: Pick<ToolDeps, 'baseUrls' | 'dispatcher' | 'retry' | 'cache' | 'tokens'>, signal?: AbortSignal): Api;
+  api(account: Account, secret: AccountSecret, deps: Pick<ToolDeps, 'baseUrls' | 'dispatcher' | 'retry' | 'cache' | 'tokens'>, signal?: AbortSignal, budget?: CallBudget): Api;
+}
+
+/** Runs a call that may spend sales credits: one is reserved first (refused at the limit), then corrected by what it reports. */
+async function spending<T>(budget: CallBudget | undefined, creditsOf: ConnectorSpec['creditsOf'], run: () => Promise<T>): Promise<T> {
+  if (!budget || !creditsOf) return run();
+  await budget.reserveCredits(1);
+  let spent = 0;
+  try {
+    const result = await run();
+    spent = creditsOf(result as Record<string, unknown>);
+    return result;
+  } finally {
+    await budget.settleCredits(spent - 1);
+  }
 }
 
 /**
@@ -201,7 +223,7 @@ export interface Connector extends ConnectorSpec {
 export function defineConnector(spec: ConnectorSpec): Connector {
   const connector: Connector = {
     ...spec,
-    api(account, secret, deps, signal) {
+    api(account, secret, deps, signal, budget) {
       // An OAuth token is refreshed shortly before it expires, and once after a 401.
       const tokens = deps.tokens;
       let current = secret;
@@ -229,6 +251,7 @@ export function defineConnector(spec: ConnectorSpec): Connector {
         signal,
         cache: spec.conditionalGets ? deps.cache : undefined,
         cacheScope: account.id,
+        beforeSend: budget && ((request) => budget.beforeRequest(request)),
       });
     },
     tool(def) {
@@ -248,8 +271,9 @@ export function defineConnector(spec: ConnectorSpec): Connector {
           const { account: ref, ...parsed } = parseInput(input, args) as { account?: string };
           const { rest, finish } = view.take(parsed);
           const { account, secret } = await ctx.deps.store.accounts.resolve(spec.id, ref);
-          const api = connector.api(account, secret, ctx.deps, ctx.signal);
-          const answer = await readingAnswers(api, () => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api }));
+          const budget = await ctx.deps.budgets?.forCall(ctx.deps, account, spec.sendsEmail);
+          const api = connector.api(account, secret, ctx.deps, ctx.signal, budget);
+          const answer = await spending(budget, spec.creditsOf, () => readingAnswers(api, () => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api })));
           // A provider may leave out a field the output schema holds: it comes as null, as the schema allows.
           const result = finish(fillMissing(def.output, answer) as Record<string, unknown>);
           await ctx.deps.store.accounts.touch(account.id);

@@ -1,3 +1,6 @@
+import type { Account, Store } from '../store/types.js';
+import type { PolicySource } from '../policy.js';
+
 /** How the caller of a tool or an administrative act proved who they are. */
 export type AuthMethod = 'oauth' | 'personal-token' | 'static-token' | 'stdio' | 'page' | 'cli' | 'none';
 
@@ -36,4 +39,22 @@ export interface AuditEntry {
 /** Where every tool call and administrative act is recorded. */
 export interface AuditTrail {
   record(entry: AuditEntry): Promise<void>;
+}
+
+/** The budgets that hold for one tool call: each counts before anything is sent and throws BudgetError at the limit. */
+export interface CallBudget {
+  /** Before each HTTP request to the provider (every attempt, retries included); `method` and `path` say whether it sends an email. */
+  beforeRequest(request: { method: string; path: string; attempt: number }): Promise<void>;
+  /** Reserves sales credits before a call that may spend them. */
+  reserveCredits(amount: number): Promise<void>;
+  /** Corrects the reservation by what the provider reported (negative gives back). */
+  settleCredits(delta: number): Promise<void>;
+}
+
+/** Budgets on shared quotas: the budgets of the policy that hold for this person and account, if any. */
+export interface BudgetGate {
+  /** The time its windows are cut on: the usage shown is that of the windows it counts in now. */
+  now(): number;
+  /** Undefined when no budget rule applies: the call then touches no counter. */
+  forCall(deps: { policy?: PolicySource; owner?: string; store: Store }, account: Account, sendsEmail?: (method: string, path: string) => boolean): Promise<CallBudget | undefined>;
 }

@@ -25,6 +25,8 @@ export interface ApiOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   sleep?: (ms: number) => Promise<void>;
+  /** Called before each request is sent, retries included; throwing stops it unsent (a budget reached). */
+  beforeSend?: (request: { method: HttpMethod; path: string; attempt: number }) => Promise<void>;
   /** Revalidate GETs with If-None-Match; a 304 answers from here and costs no quota. */
   cache?: ResponseCache;
   /** Separates cache entries of different accounts. */
@@ -158,6 +160,7 @@ export function createApi(options: ApiOptions): Api {
       await sleep(ms);
     };
     for (let attempt = 1; ; attempt++) {
+      await options.beforeSend?.({ method: req.method, path: url.pathname, attempt });
       const headers = { ...buildHeaders(req), ...(cached ? { 'if-none-match': cached.etag } : {}), ...(await options.auth()) };
       let outcome: Awaited<ReturnType<typeof once>>;
       try {

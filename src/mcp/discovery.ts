@@ -1,6 +1,6 @@
 import * as z from 'zod/v4';
-import { InputError } from '../errors.js';
-import { defineTool, summaryOf, type Tool } from '../tool.js';
+import { InputError, ToolRefusedError } from '../errors.js';
+import { defineTool, summaryOf, type Tool, type ToolDeps } from '../tool.js';
 import { toMcpTool } from './tools.js';
 
 /**
@@ -9,9 +9,12 @@ import { toMcpTool } from './tools.js';
  */
 export function discoveryTools(all: Tool[]): Tool[] {
   const byName = new Map(all.map((t) => [t.name, t]));
-  const known = (name: string): Tool => {
+  // A tool the policy refuses this person is, to search and describe, no tool at all; tools_call says which rule refused it.
+  const known = (name: string, deps: ToolDeps, calling = false): Tool => {
     const tool = byName.get(name);
-    if (!tool) throw new InputError(`No tool "${name}"; tools_search finds tool names.`, 'name');
+    const refusal = tool && deps.refuseTool?.(tool);
+    if (refusal && calling) throw new ToolRefusedError(refusal, 'name');
+    if (!tool || refusal) throw new InputError(`No tool "${name}"; tools_search finds tool names.`, 'name');
     return tool;
   };
 
@@ -27,9 +30,10 @@ export function discoveryTools(all: Tool[]): Tool[] {
       .strict(),
     output: z.object({ tools: z.array(z.object({ name: z.string(), summary: z.string() })) }),
     effect: 'read',
-    async run({ query, limit }) {
+    async run({ query, limit }, ctx) {
       const words = query.toLowerCase().split(/[\s_,.]+/).filter(Boolean);
-      const scored = all
+      const refuse = ctx.deps.refuseTool;
+      const scored = (refuse ? all.filter((t) => !refuse(t)) : all)
         .map((t) => {
           const name = t.name.toLowerCase();
           const text = `${t.title} ${t.description}`.toLowerCase();
@@ -50,8 +54,8 @@ export function discoveryTools(all: Tool[]): Tool[] {
     input: z.object({ name: z.string().describe('Tool name, e.g. github_create_issue') }).strict(),
     output: z.object({ tool: z.record(z.string(), z.unknown()) }),
     effect: 'read',
-    async run({ name }) {
-      return { tool: toMcpTool(known(name)) as unknown as Record<string, unknown> };
+    async run({ name }, ctx) {
+      return { tool: toMcpTool(known(name, ctx.deps)) as unknown as Record<string, unknown> };
     },
   });
 
@@ -69,7 +73,7 @@ export function discoveryTools(all: Tool[]): Tool[] {
     effect: 'delete',
     carries: 'arguments',
     async run({ name, arguments: args }, ctx) {
-      const tool = known(name);
+      const tool = known(name, ctx.deps, true);
       if (ctx.deps.readOnly && tool.effect !== 'read') throw new InputError(`"${name}" changes things, and this server is read-only.`, 'name');
       return { result: ctx.deps.results ? await ctx.deps.results.call(tool, args ?? {}, ctx) : await tool.call(args ?? {}, ctx) };
     },

@@ -9,6 +9,7 @@ import type { EventsLimits } from '../events/limits.js';
 import { poll } from '../events/poll.js';
 import { stream, type StreamSink } from '../events/stream.js';
 import type { ToolDeps } from '../tool.js';
+import type { ToolRefusal } from '../governance/tool-access.js';
 import { ownerOf, readOnlyCaller, signedInOwner } from './auth.js';
 import { RequestError } from './requests.js';
 
@@ -107,12 +108,27 @@ function eventsContext(deps: EventsDeps, ctx: ServerContext): EventsContext {
   };
 }
 
-/** Answers the Events extension's requests on `server`, in either revision. */
-export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>): void {
+/**
+ * The policy's tools rules hold for event types too, each checked as a tool that reads named by its type
+ * (`github.new_issue`): a rule allowing only `github_*` hides GitHub's event types unless it allows `github.*` as well.
+ */
+const asTool = (name: string) => ({ name, effect: 'read' as const });
+
+/** Refuses subscribing to an event type the policy's tools rules hide from this person, as if it did not exist. */
+function checkType(refusal: ToolRefusal | undefined, params: { name?: unknown }): void {
+  if (refusal && typeof params.name === 'string' && refusal(asTool(params.name))) {
+    throw new InputError(`"name": no event type "${params.name.slice(0, 100)}" for you; events/list shows the types you may use.`, 'name');
+  }
+}
+
+/** Answers the Events extension's requests on `server`, in either revision; `refusalOf` gives each person's tools rules. */
+export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>, refusalOf: (owner: string) => Promise<ToolRefusal | undefined> = async () => undefined): void {
   server.setRequestHandler('events/list', { params: listParams }, async ({ cursor }, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
-      const types = await eventTypes(deps, { person: signedInOwner(ctx.http?.authInfo), readOnly: deps.readOnly || readOnlyCaller(ctx) });
+      const all = await eventTypes(deps, { person: signedInOwner(ctx.http?.authInfo), readOnly: deps.readOnly || readOnlyCaller(ctx) });
+      const refusal = await refusalOf(ownerOf(ctx));
+      const types = refusal ? all.filter((type) => !refusal(asTool(type.name))) : all;
       return pageOf(types, cursor, eventsErrors(deps.eventsErrorCodes));
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
@@ -122,6 +138,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>)
   server.setRequestHandler('events/subscribe', { params: anyParams }, async (params, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
+      checkType(await refusalOf(ownerOf(ctx)), params);
       return { ...(await subscribe(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
@@ -131,6 +148,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>)
   server.setRequestHandler('events/poll', { params: anyParams }, async (params, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
+      checkType(await refusalOf(ownerOf(ctx)), params);
       return { ...(await poll(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
@@ -141,6 +159,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>)
   server.setRequestHandler('events/stream', { params: anyParams }, async (params, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
+      checkType(await refusalOf(ownerOf(ctx)), params);
       const options = { signal: ctx.mcpReq.signal, stopping: deps.drain?.stopping, heartbeatMs: deps.eventsTiming?.heartbeatMs };
       const run = () => stream(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) }, streamSink(ctx), options);
       // Shutdown waits for the stream as for a tool call: it ends at once on stopping, once its terminated is sent.

@@ -14,7 +14,9 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { AccountError, InputError, ShutdownError } from '../errors.js';
+import { AccountError, InputError, ShutdownError, ToolRefusedError } from '../errors.js';
+import { personOf } from '../governance/person.js';
+import { effectOfAnnotations, personToolsCache } from '../governance/tool-access.js';
 import { READ_SCOPE } from '../team/scopes.js';
 import { ownEvents, type Provider, type TriggerEvent } from '../store/types.js';
 import type { EventsErrorNumbering } from '../config.js';
@@ -150,6 +152,8 @@ export interface ServerSetup {
   deps: Promise<ServerDeps>;
   /** Starts loading `deps`, when a request needs them (called again and again: only the first call counts). */
   load?(): void;
+  /** A policy may narrow each person's tools: tools/list then waits for `deps`, which hold it. */
+  governed?: boolean;
 }
 
 /** The MCP surface of one process, for either revision. */
@@ -189,12 +193,27 @@ export function createSurface(setup: ServerSetup): Surface {
     const tool = (await listTools()).find((t) => t.name === name);
     return tool && isReadOnly(tool);
   };
+  let loaded: ServerDeps | undefined;
+  setup.deps.then((deps) => (loaded = deps), () => undefined);
+  const personTools = personToolsCache();
+  /** The policy's tools rules for this person; undefined when none apply (or no policy is in force). */
+  const toolsOf = async (owner: string) => {
+    const deps = loaded ?? (setup.governed ? await needDeps() : undefined);
+    if (!deps?.policy) return undefined;
+    return personTools(await deps.policy.current(), owner, () => personOf(deps.store, owner));
+  };
+  const listFor = async (owner: string) => {
+    const tools = await listTools();
+    const access = await toolsOf(owner);
+    return access ? access.listed(tools, (t) => ({ name: t.name, effect: effectOfAnnotations(t.annotations) })) : tools;
+  };
   let byName: Map<string, Tool> | undefined;
   const toolNamed = async (name: string, owner: string) => {
-    const deps = forOwner(await needDeps(), owner);
+    const access = await toolsOf(owner);
+    const deps = forOwner({ ...(await needDeps()), ...(access && { refuseTool: access.refusal }) }, owner);
     byName ??= new Map(deps.tools.map((t) => [t.name, t]));
     const tool = byName.get(name);
-    if (!tool) throw invalidParams(`Unknown tool "${name}"; tools/list shows the ${(await listTools()).length} tools.`);
+    if (!tool) throw invalidParams(`Unknown tool "${name}"; tools/list shows the ${(await listFor(owner)).length} tools.`);
     return { deps, tool };
   };
   // -32602 in both revisions: 2026-07-28's code for an unknown resource, which the SDK also sends 2025 clients (for -32002).
@@ -250,7 +269,7 @@ export function createSurface(setup: ServerSetup): Surface {
 
     server.setRequestHandler('tools/list', async ({ params }, ctx) => {
       refuseCursor(params?.cursor);
-      const tools = await listTools();
+      const tools = await listFor(ownerOf(ctx));
       return { tools: readOnlyCaller(ctx) ? tools.filter(isReadOnly) : tools };
     });
 
@@ -259,6 +278,11 @@ export function createSurface(setup: ServerSetup): Surface {
       const readOnly = readOnlyCaller(ctx);
       if (readOnly && !(await readOnlyTool(params.name))) {
         return toErrorResult(new InputError(`${params.name} changes something, and this token has scope ${READ_SCOPE} only: sign in again granting scope switchboard.`, 'scope'));
+      }
+      const refusal = deps.refuseTool?.(tool);
+      if (refusal) {
+        await deps.audit?.record({ action: 'tool.call', actor: deps.actor ?? { owner: deps.owner, auth: 'none' }, tool: tool.name, effect: tool.effect, outcome: 'refused', errorClass: 'ToolRefusedError' });
+        return toErrorResult(new ToolRefusedError(refusal, 'name'));
       }
       if (deps.drain?.stopping.aborted) return toErrorResult(new ShutdownError());
       const call = () => callTool(server, readOnly ? { ...deps, readOnly } : deps, tool, params, ctx);
@@ -281,7 +305,7 @@ export function createSurface(setup: ServerSetup): Surface {
       return { contents: [{ uri, mimeType: 'application/json', text }] };
     });
 
-    serveEvents(server, needDeps);
+    serveEvents(server, needDeps, async (owner) => (await toolsOf(owner))?.refusal);
 
     const subscriptions = new Set<string>();
     if (era === 'legacy') {

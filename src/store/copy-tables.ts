@@ -45,6 +45,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'sales_cache', columns: ['account_id', 'kind', 'key_hash', 'result_enc', 'created_at'] },
   { name: 'team_users', columns: ['id', 'provider', 'subject', 'login', 'email', 'role', 'disabled', 'created_at', 'last_seen_at'], booleans: ['disabled'] },
   { name: 'account_grants', columns: ['account_id', 'grantee', 'created_at'] },
+  { name: 'budget_usage', columns: ['owner', 'account_id', 'meter', 'window_start', 'used', 'updated_at'] },
   { name: 'team_tokens', columns: ['id', 'user_id', 'name', 'scope', 'token_hash', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'] },
 ];
 

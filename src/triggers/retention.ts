@@ -29,6 +29,8 @@ export async function sweepEventLog(o: {
     if (!(await o.store.leases.acquire(RETENTION_LEASE, o.holder, o.everyMs ?? RETENTION_EVERY_MS))) return 0;
     const removed = await o.store.events.prune(new Date((o.now ?? Date.now()) - days * DAY_MS).toISOString());
     if (removed) o.logger.info('event log pruned', { removed, retentionDays: days });
+    // Budget counters matter only in their window (an hour, a day): those of windows two days gone are removed.
+    await o.store.budgets.prune(new Date((o.now ?? Date.now()) - 2 * DAY_MS).toISOString());
     await o.underLease?.().catch((error: Error) => {
       if (!(error instanceof StoreUnavailableError)) o.logger.warn('periodic upkeep failed', { message: error.message });
     });

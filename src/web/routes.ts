@@ -13,11 +13,14 @@ import type { EventRow } from './events-view.js';
 import { keptValues } from './forms.js';
 import { loginPage, messagePage, teamLoginPage } from './layout.js';
 import { eventStreamRoute } from './live.js';
-import { integrationsPage, type McpEndpoint } from './page.js';
+import { integrationsPage, type McpEndpoint, type PageModel } from './page.js';
 import { field, newNonce, readForm, redirect, requestOrigin, sameOrigin, sendHtml, sendText, type Form } from './respond.js';
 import { Sessions, type Notice, type WebSession } from './session.js';
 import { beginInPopup, completeInPopup, oauthProvider, serverSignIn, SIGN_IN_UNAVAILABLE } from './signin.js';
-import { kindChoices } from './trigger-form.js';
+import { kindChoices, type KindChoice } from './trigger-form.js';
+import { personOf } from '../governance/person.js';
+import { toolRefusal } from '../governance/tool-access.js';
+import { budgetUsage } from '../governance/usage.js';
 import type { PersonRow } from './people-view.js';
 import type { TriggerRow } from './triggers-view.js';
 
@@ -146,13 +149,14 @@ export function webRoutes(w: WebDeps): Route[] {
           triggers: await listTriggers(mine),
           events: await recentEvents(mine, lastEventId, 20),
           lastEventId,
-          kinds: kindChoices(w.deps.triggers?.kinds ?? new Map()),
+          kinds: await kindsFor(w, session.owner),
           endpoint: mcpEndpoint(w, req),
           sandbox: w.config.sandbox,
           sandboxCredentials: w.config.sandbox ? w.sandboxCredentials : undefined,
           signInUnavailable: api ? undefined : SIGN_IN_UNAVAILABLE,
           canLogOut: team || sessions.tokenRequired,
           people: team ? await peopleFor(w, session.owner) : undefined,
+          budgets: await budgetsFor(w, session.owner),
         });
         sendHtml(res, 200, nonce, body, view.cookie ? { 'set-cookie': view.cookie } : {});
       },
@@ -288,6 +292,23 @@ function noTeamSignIn(w: WebDeps): string {
     'People sign in to this Switchboard at its OpenID Connect issuer, where the page has no client yet: its operator registers one there ' +
     `with redirect URI ${redirectUri} and sets SWITCHBOARD_TEAM_CLIENT_ID (and SWITCHBOARD_TEAM_CLIENT_SECRET for a confidential client).`
   );
+}
+
+/** The trigger kinds the viewer may use: the policy's tools rules hide a kind as events/list hides its event type. */
+async function kindsFor(w: WebDeps, viewer: string | undefined): Promise<KindChoice[]> {
+  const all = kindChoices(w.deps.triggers?.kinds ?? new Map());
+  const policy = await w.deps.policy?.current();
+  const refusal = policy && toolRefusal(policy, await personOf(w.deps.store, viewer));
+  return refusal ? all.filter((k) => !refusal({ name: k.kind, effect: 'read' })) : all;
+}
+
+/** The budgets' usage when the policy sets any: an admin's page (and a personal server's) shows everyone's. */
+async function budgetsFor(w: WebDeps, viewer: string | undefined): Promise<PageModel['budgets']> {
+  const policy = await w.deps.policy?.current();
+  if (!policy?.budgets.length) return undefined;
+  const person = await personOf(w.deps.store, viewer);
+  const everyone = person.role === 'admin';
+  return { lines: await budgetUsage(w.deps.store, policy, { owner: everyone ? undefined : person.id, now: w.deps.budgets?.now() }), everyone };
 }
 
 /** Everyone on the team and what they have, when the viewer is an admin; undefined for everyone else. */

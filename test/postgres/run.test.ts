@@ -64,7 +64,7 @@ describe('docs/postgres.md: npm run postgres', () => {
       const env = { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_DATABASE_URL: url };
       const migrated = await shell(use![0]!, env);
       expect(migrated.code, migrated.stderr).toBe(0);
-      expect(migrated.stdout.trim()).toBe(`PostgreSQL postgres://switchboard:***@127.0.0.1:${parsed.port}/switchboard: schema 0 → ${PG_MIGRATIONS.length}.`);
+      expect(migrated.stdout.trim()).toBe(`PostgreSQL postgres://switchboard:***@127.0.0.1:${parsed.port}/switchboard: schema 0 → ${PG_MIGRATIONS.at(-1)!.version}.`);
       const listed = await shell(use![1]!, env);
       expect(listed.code, listed.stderr).toBe(0);
       expect(listed.stdout).toMatch(/^No accounts connected\./);

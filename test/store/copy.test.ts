@@ -60,6 +60,7 @@ async function seedSqlite(location: StoreLocation) {
   await store.team.tokens.touch((await store.team.tokens.list())[0]!.id, '2026-11-20T09:00:00.000Z', '2026-11-20T08:59:00.000Z');
   await store.team.users.setDisabled(admin.id, true);
   await store.leases.acquire('poll:somewhere', 'instance-1', 60_000);
+  await store.budgets.take({ owner: admin.id, accountId: github.id, meter: 'providerRequests', windowStart: '2026-11-20T09:00:00.000Z' }, 3, 10);
   await store.close();
   // Gaps: a deleted event in the middle, and the newest one deleted (SQLite still never gives out its id again).
   const db = new Database(join(location.dataDir, DB_FILE_NAME));
@@ -96,6 +97,7 @@ async function readBack(store: Store, ids: Ids, deliveries: () => Promise<Record
     teamUsers: await store.team.users.list(),
     teamTokens: await store.team.tokens.list(),
     teamTokenByHash: await store.team.tokens.findByHash('ab'.repeat(32)),
+    budgets: await store.budgets.list({ since: '2026-01-01T00:00:00.000Z' }),
   };
 }
 
@@ -144,6 +146,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
       sales_cache: 1,
       team_users: 1,
       team_tokens: 1,
+      budget_usage: 1,
     });
     expect(result.to).not.toContain(decodeURIComponent(new URL(target.databaseUrl!).password));
     expect(fileHash(sqliteFile)).toBe(before);

@@ -6,6 +6,8 @@ export const outlook = defineConnector({
   title: PROVIDER_RECORDS.outlook.toolTitle,
   baseUrl: PROVIDER_RECORDS.outlook.baseUrl,
   auth: (secret) => ({ authorization: `Bearer ${secret.token ?? ''}` }),
+  // sendMail, a draft's send, reply, replyAll and forward: each sends one message (createReply only drafts one).
+  sendsEmail: (method, path) => method === 'POST' && /\/(sendMail|send|reply|replyAll|forward)$/i.test(path),
   async identify(api) {
     const me = await api.get<{ mail?: string | null; userPrincipalName?: string; displayName?: string }>('/me');
     return { identity: me.mail ?? me.userPrincipalName ?? me.displayName ?? null };

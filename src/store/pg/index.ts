@@ -10,6 +10,7 @@ import { PgHookStore } from './hooks.js';
 import { pgProbe } from './health.js';
 import { pgLeases } from './leases.js';
 import { migrate, PG_MIGRATIONS } from './migrations.js';
+import { pgBudgets } from './budgets.js';
 import { pgSalesCache } from './sales-cache.js';
 import { pgContinuations, pgSignIns, pgWebSessions } from './short-lived.js';
 import { pgTeam } from './team.js';
@@ -46,6 +47,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
       continuations: pgContinuations(sql, key, guard),
       team: pgTeam(sql, key, guard),
       salesCache: pgSalesCache(sql, key, guard),
+      budgets: pgBudgets(sql),
       owned: (owner) => ({
         accounts: new PgAccountStore(sql, key, options.redactor, guard, owner, touched),
         triggers: new PgTriggerStore(sql, key, guard, Date.now, owner),

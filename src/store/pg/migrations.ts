@@ -301,6 +301,22 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX deliveries_owed ON deliveries (subscription_id, event_id) WHERE state = 'pending' AND subscription_id IS NOT NULL;
     `,
   },
+  {
+    version: 11,
+    // The budgets' usage counters (src/store/pg/budgets.ts): one row per person, account, meter and window.
+    sql: `
+      CREATE TABLE budget_usage (
+        owner text NOT NULL,
+        account_id text NOT NULL,
+        meter text NOT NULL,
+        window_start text NOT NULL,
+        used bigint NOT NULL,
+        updated_at text NOT NULL,
+        PRIMARY KEY (owner, account_id, meter, window_start)
+      );
+      CREATE INDEX budget_usage_window ON budget_usage (window_start);
+    `,
+  },
 ];
 
 /**

@@ -9,6 +9,7 @@ import { sqliteProbe, sqliteStoreError } from './health.js';
 import { SqliteHookStore } from './hooks.js';
 import { sqliteLeases } from './leases.js';
 import { MIGRATIONS, runMigrations } from './migrations.js';
+import { sqliteBudgets } from './budgets.js';
 import { sqliteSalesCache } from './sales-cache.js';
 import { sqliteContinuations, sqliteSignIns, sqliteWebSessions } from './short-lived.js';
 import { sqliteTeam } from './team.js';
@@ -40,6 +41,7 @@ export async function openSqliteStore(options: OpenStoreOptions): Promise<Sqlite
       continuations: sqliteContinuations(db, key, guard),
       team: sqliteTeam(db, key, guard),
       salesCache: sqliteSalesCache(db, key, guard),
+      budgets: sqliteBudgets(db),
       owned: (owner) => ({
         accounts: new SqliteAccountStore(db, key, options.redactor, guard, owner, touched),
         triggers: new SqliteTriggerStore(db, key, Date.now, guard, owner),

@@ -354,6 +354,24 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    version: 17,
+    // The budgets' usage counters (src/store/sqlite/budgets.ts): one row per person, account, meter and window.
+    up(db) {
+      db.exec(`
+        CREATE TABLE budget_usage (
+          owner TEXT NOT NULL,
+          account_id TEXT NOT NULL,
+          meter TEXT NOT NULL,
+          window_start TEXT NOT NULL,
+          used INTEGER NOT NULL,
+          updated_at TEXT NOT NULL,
+          PRIMARY KEY (owner, account_id, meter, window_start)
+        );
+        CREATE INDEX budget_usage_window ON budget_usage (window_start);
+      `);
+    },
+  },
 ];
 
 /** Brings the schema up to the newest migration in one immediate transaction, so concurrent openers serialise. */
