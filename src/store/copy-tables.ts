@@ -45,6 +45,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'sales_cache', columns: ['account_id', 'kind', 'key_hash', 'result_enc', 'created_at'] },
   { name: 'team_users', columns: ['id', 'provider', 'subject', 'login', 'email', 'role', 'disabled', 'created_at', 'last_seen_at'], booleans: ['disabled'] },
   { name: 'account_grants', columns: ['account_id', 'grantee', 'created_at'] },
+  { name: 'policy', columns: ['id', 'text', 'updated_at', 'updated_by'] },
   { name: 'team_tokens', columns: ['id', 'user_id', 'name', 'scope', 'token_hash', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'] },
 ];
 
@@ -56,6 +57,7 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   continuations: 'the rest of cut tool results, kept minutes for callers of the stopped server',
   team_records: "the team authorization server's grants, tokens and registered clients: people sign in again and clients register again",
   team_keys: "the team authorization server's signing and cookie keys, made anew by the first instance on the new store",
+  approvals: 'calls waiting minutes or hours for a yes: an agent whose call still waits asks again on the new store',
   verified_callbacks: 'callback URLs that answered a challenge, cached for a while: the next subscription to one is challenged again',
 };
 

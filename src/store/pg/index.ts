@@ -13,6 +13,7 @@ import { migrate, PG_MIGRATIONS } from './migrations.js';
 import { pgSalesCache } from './sales-cache.js';
 import { pgContinuations, pgSignIns, pgWebSessions } from './short-lived.js';
 import { pgTeam } from './team.js';
+import { pgApprovals, pgPolicy } from './governance.js';
 import { PgSubscriptionStore } from './subscriptions.js';
 import { PgTriggerStore } from './triggers.js';
 import { PgWorkStore } from './work.js';
@@ -46,6 +47,8 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
       continuations: pgContinuations(sql, key, guard),
       team: pgTeam(sql, key, guard),
       salesCache: pgSalesCache(sql, key, guard),
+      policy: pgPolicy(sql),
+      approvals: pgApprovals(sql, key),
       owned: (owner) => ({
         accounts: new PgAccountStore(sql, key, options.redactor, guard, owner, touched),
         triggers: new PgTriggerStore(sql, key, guard, Date.now, owner),
