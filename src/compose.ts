@@ -3,6 +3,7 @@ import { TokenRefresher } from './accounts/refresh.js';
 import { createSignIn } from './accounts/sign-in.js';
 import type { Config } from './config.js';
 import { eventsLimits } from './events/limits.js';
+import { policySource } from './governance/policy-source.js';
 import { ResponseCache } from './http/client.js';
 import type { Logger } from './log.js';
 import type { ServerDeps } from './mcp/server.js';
@@ -17,7 +18,7 @@ import { TRIGGER_KINDS } from './triggers/kinds.js';
 export type DepsSettings = Pick<
   Config,
   'readOnly' | 'toolsets' | 'tools' | 'excludeTools' | 'toolMode' | 'salesCacheDays' | 'maxResultTokens' | 'forwardAllowPrivate' | 'oauth'
-> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes' | 'eventsMaxSubscriptions' | 'eventsMaxPerMinute' | 'eventsMaxPollsPerMinute' | 'eventsMinTtlSeconds'>>;
+> & Partial<Pick<Config, 'policyFile' | 'approvalTtlMinutes'>> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes' | 'eventsMaxSubscriptions' | 'eventsMaxPerMinute' | 'eventsMaxPollsPerMinute' | 'eventsMinTtlSeconds'>>;
 
 /** What has to be started before the tools can run: the store, the event log, and where the providers answer. */
 export interface DepsParts {
@@ -55,6 +56,8 @@ export function composeDeps(settings: DepsSettings, parts: DepsParts, overrides:
     logger,
     version: parts.version,
     tools: serverTools(settings),
+    policy: policySource(store, settings.policyFile),
+    approvalTtlMinutes: settings.approvalTtlMinutes,
     eventsErrorCodes: settings.eventsErrorCodes,
     eventsMaxSubscriptions: settings.eventsMaxSubscriptions,
     eventsLimits: eventsLimits({ eventsPerMinute: settings.eventsMaxPerMinute, pollsPerMinute: settings.eventsMaxPollsPerMinute }),

@@ -58,6 +58,10 @@ export interface Config {
   forwardAllowPrivate: boolean;
   /** On SIGTERM/SIGINT, how long tool calls in flight may take to finish before serve exits anyway. */
   shutdownGraceMs: number;
+  /** SWITCHBOARD_POLICY: the governance policy is this file (read at start), and the command line may not change it. */
+  policyFile?: string;
+  /** SWITCHBOARD_APPROVAL_TTL_MINUTES: how long an approval waits before it expires, unless its rule says (default 15 for the caller, 1440 for an admin). */
+  approvalTtlMinutes?: number;
   /** SWITCHBOARD_WEBHOOK_GROUP_COMMIT (on unless 0): webhook deliveries arriving together share one read of their hook and one transaction; off, each has its own. */
   webhookGroupCommit: boolean;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
@@ -176,6 +180,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
   return {
     team: team ? teamConfig(env, publicUrl ? { url: new URL(checkUrl(publicUrl, publicUrlName)), given: publicUrl, name: publicUrlName } : undefined, sandbox) : undefined,
     shutdownGraceMs: grace * 1000,
+    policyFile: env.SWITCHBOARD_POLICY || undefined,
+    approvalTtlMinutes: env.SWITCHBOARD_APPROVAL_TTL_MINUTES ? wholeNumber(env, 'SWITCHBOARD_APPROVAL_TTL_MINUTES', 15, 'minutes an approval waits for a decision') : undefined,
     salesCacheDays,
     eventRetentionDays,
     maxResultTokens,

@@ -55,6 +55,8 @@ export interface ToolDeps {
   audit?: AuditTrail;
   /** The governance policy in force (approvals, budgets, tools per person); everything is allowed without it. */
   policy?: PolicySource;
+  /** SWITCHBOARD_APPROVAL_TTL_MINUTES: how long an approval waits, unless its rule says. */
+  approvalTtlMinutes?: number;
 }
 
 export interface CallContext {
