@@ -63,7 +63,7 @@ export const approvalOf = (row: ApprovalRow): Approval => ({
   createdAt: row.created_at,
   expiresAt: row.expires_at,
   ...(row.decided_at ? { decidedAt: row.decided_at } : {}),
-  ...(row.decided_by ? { decidedBy: row.decided_by } : {}),
+  ...(row.decided_by !== null ? { decidedBy: row.decided_by } : {}),
   ...(row.reason ? { reason: row.reason } : {}),
 });
 
