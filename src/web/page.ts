@@ -8,6 +8,8 @@ import { csrfField, layout } from './layout.js';
 import type { Notice } from './session.js';
 import type { KindChoice } from './trigger-form.js';
 import { peopleSection, type PersonRow } from './people-view.js';
+import type { Approval } from '../store/types.js';
+import { approvalsSection } from './approvals-view.js';
 import type { SandboxCredential } from '../sandbox/load.js';
 import { sandboxCredentialsSection } from './sandbox-view.js';
 import { triggersSection, type TriggerRow } from './triggers-view.js';
@@ -37,6 +39,8 @@ export interface PageModel {
   canLogOut: boolean;
   /** Team mode, for an admin: everyone who signed in, and what they have. */
   people?: PersonRow[];
+  /** The calls waiting for this viewer's decision, when the policy asks for approvals. */
+  approvals?: Approval[];
 }
 
 export function integrationsPage(m: PageModel): SafeHtml {
@@ -47,13 +51,14 @@ export function integrationsPage(m: PageModel): SafeHtml {
       ? html`<p id="sandbox-badge"><span class="sandbox">Sandbox</span> <span class="muted small">sample accounts and local stand-in providers: nothing reaches the real services</span></p>`
       : undefined,
     header: header(m),
-    nav: html`<nav class="sections" aria-label="Sections"><a href="#accounts">Connected accounts</a><a href="#add">Add an integration</a>${m.sandbox && m.sandboxCredentials ? html`<a href="#sandbox-credentials">Sandbox credentials</a>` : ''}<a href="#triggers">Triggers</a><a href="#events">Recent events</a></nav>`,
+    nav: html`<nav class="sections" aria-label="Sections"><a href="#accounts">Connected accounts</a><a href="#add">Add an integration</a>${m.sandbox && m.sandboxCredentials ? html`<a href="#sandbox-credentials">Sandbox credentials</a>` : ''}<a href="#triggers">Triggers</a><a href="#events">Recent events</a>${m.approvals ? html`<a href="#approvals">Approvals</a>` : ''}</nav>`,
     body: html`<p class="intro">Connect your accounts once, here or with <code>switchboard accounts add</code>: every agent connected to this server can then use them as tools, and triggers turn what happens at the providers into events agents can read.</p>
 ${accountsSection(m)}
 ${addSection(m)}
 ${m.sandbox && m.sandboxCredentials ? sandboxCredentialsSection(m.sandboxCredentials) : ''}
 ${triggersSection(m)}
 ${eventsSection(m.events, m.lastEventId, m.now)}
+${m.approvals ? approvalsSection({ ...m, approvals: m.approvals }) : ''}
 ${m.people ? peopleSection(m.people) : ''}`,
   });
 }

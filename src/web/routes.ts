@@ -19,6 +19,7 @@ import { Sessions, type Notice, type WebSession } from './session.js';
 import { beginInPopup, completeInPopup, oauthProvider, serverSignIn, SIGN_IN_UNAVAILABLE } from './signin.js';
 import { kindChoices } from './trigger-form.js';
 import type { PersonRow } from './people-view.js';
+import { approvalsOf, decideOnPage } from './approvals-view.js';
 import type { TriggerRow } from './triggers-view.js';
 
 export type { WebDeps } from './actions.js';
@@ -153,6 +154,7 @@ export function webRoutes(w: WebDeps): Route[] {
           signInUnavailable: api ? undefined : SIGN_IN_UNAVAILABLE,
           canLogOut: team || sessions.tokenRequired,
           people: team ? await peopleFor(w, session.owner) : undefined,
+          approvals: (await w.deps.policy?.current())?.approvals.length ? await approvalsOf(mine.deps, session.owner ?? PERSONAL_OWNER) : undefined,
         });
         sendHtml(res, 200, nonce, body, view.cookie ? { 'set-cookie': view.cookie } : {});
       },
@@ -193,6 +195,7 @@ export function webRoutes(w: WebDeps): Route[] {
     action('/triggers/create', createTrigger, 'triggers', () => 'trigger-form'),
     action('/triggers/remove', removeTrigger, 'triggers'),
     action('/triggers/test', sendTest, 'triggers'),
+    action('/approvals/decide', decideOnPage, 'approvals'),
     eventStreamRoute(viewer),
     {
       method: 'GET',
