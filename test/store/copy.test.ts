@@ -60,6 +60,7 @@ async function seedSqlite(location: StoreLocation) {
   await store.team.tokens.touch((await store.team.tokens.list())[0]!.id, '2026-11-20T09:00:00.000Z', '2026-11-20T08:59:00.000Z');
   await store.team.users.setDisabled(admin.id, true);
   await store.leases.acquire('poll:somewhere', 'instance-1', 60_000);
+  await store.policy.set('{"teamDomains":["contoso.example"]}', 'cli', '2026-11-20T09:30:00.000Z');
   await store.close();
   // Gaps: a deleted event in the middle, and the newest one deleted (SQLite still never gives out its id again).
   const db = new Database(join(location.dataDir, DB_FILE_NAME));
@@ -96,6 +97,7 @@ async function readBack(store: Store, ids: Ids, deliveries: () => Promise<Record
     teamUsers: await store.team.users.list(),
     teamTokens: await store.team.tokens.list(),
     teamTokenByHash: await store.team.tokens.findByHash('ab'.repeat(32)),
+    policy: await store.policy.get(),
   };
 }
 
@@ -144,6 +146,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
       sales_cache: 1,
       team_users: 1,
       team_tokens: 1,
+      policy: 1,
     });
     expect(result.to).not.toContain(decodeURIComponent(new URL(target.databaseUrl!).password));
     expect(fileHash(sqliteFile)).toBe(before);
