@@ -3,7 +3,10 @@ import type { AuditEntry } from '../../src/contracts/governance.js';
 import { approvalNeeded, branchesWritten, candidateRules, effectOf, outsideRecipients } from '../../src/governance/approval-rules.js';
 import { approvalsFor, decideApproval, gateCall } from '../../src/governance/approvals.js';
 import { personOf } from '../../src/governance/person.js';
-import { storedPolicy } from '../../src/governance/policy-source.js';
+import { policySource, storedPolicy } from '../../src/governance/policy-source.js';
+import { runCli } from '../e2e/cli.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fixedPolicy, parsePolicy } from '../../src/policy.js';
 import { forOwner } from '../../src/owner.js';
 import type { Tool } from '../../src/tool.js';
@@ -103,5 +106,18 @@ describe('the stored policy', () => {
       ['approval.denied', 'denied', lead.id],
     ]);
     expect(trail.every((e) => e.approvalId && e.target === e.approvalId)).toBe(true);
+  });
+
+  it('SWITCHBOARD_POLICY: the file is the policy, and the command line refuses to change it, naming the variable', { timeout: 60_000 }, async () => {
+    const file = join(h.dataDir, 'policy.json');
+    writeFileSync(file, JSON.stringify({ approvals: [{ name: 'From the file', effect: ['delete'] }] }));
+    await h.store.policy.set('{}', 'cli', new Date().toISOString());
+    expect((await policySource(h.store, file).current()).approvals.map((r) => r.name)).toEqual(['From the file']);
+    const env = { SWITCHBOARD_DATA_DIR: h.dataDir, SWITCHBOARD_SECRET_KEY: 'test-secret-key', SWITCHBOARD_POLICY: file };
+    const set = await runCli(['policy', 'set', file], { env });
+    expect(set.code).not.toBe(0);
+    expect(set.stderr).toMatch(/is the file SWITCHBOARD_POLICY names .* unset SWITCHBOARD_POLICY/);
+    const shown = await runCli(['policy', 'show', '--json'], { env });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ source: `SWITCHBOARD_POLICY (${file})`, policy: { approvals: [{ name: 'From the file' }] } });
   });
 });
