@@ -139,6 +139,23 @@ export function pendingNotice(approval: Approval) {
   };
 }
 
+/** The waiting call's answer, as text the agent reads: the notice's words, then its fields as JSON. */
+export function pendingText(approval: Approval): string {
+  const notice = pendingNotice(approval);
+  return `Waiting for approval ${approval.id}: ${notice.next} ${JSON.stringify(notice)}`;
+}
+
+/**
+ * The policy's decision on a call run by another tool (tools_call), which cannot ask its caller: it runs, or stops
+ * with the pending approval or the denial, as an error the agent reads.
+ */
+export async function gateNested(deps: ToolDeps, tool: Tool, args: Record<string, unknown>): Promise<void> {
+  if (!deps.policy) return;
+  const gate = await gateCall(deps, tool, args, { canAsk: false, ttlMinutes: deps.approvalTtlMinutes });
+  if (gate.kind === 'denied') throw deniedError(gate.approval);
+  if (gate.kind !== 'run') throw new ApprovalError(pendingText(gate.approval), 'approval');
+}
+
 /** Who may decide an approval: an admin any, a person those that wait for themselves. */
 export function mayDecide(approval: Approval, decider: PolicyPerson | 'cli'): boolean {
   if (decider === 'cli' || decider.role === 'admin') return true;

@@ -1,5 +1,5 @@
 import { inputRequired, inputResponse, type CallToolResult, type ClientCapabilities, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
-import { deniedError, gateCall, pendingNotice, type Gate } from '../governance/approvals.js';
+import { deniedError, gateCall, pendingNotice, pendingText, type Gate } from '../governance/approvals.js';
 import type { Approval } from '../store/types.js';
 import type { Tool, ToolDeps } from '../tool.js';
 import { toErrorResult } from './tools.js';
@@ -76,8 +76,7 @@ function askCaller(approval: Approval): InputRequiredResult {
  * answers as an error result the model reads, its text the notice, its `_meta` the same fields.
  */
 function pendingResult(approval: Approval): CallToolResult {
-  const notice = pendingNotice(approval);
-  return withApproval({ isError: true, content: [{ type: 'text', text: `Waiting for approval ${approval.id}: ${notice.next} ${JSON.stringify(notice)}` }] }, approval, notice);
+  return withApproval({ isError: true, content: [{ type: 'text', text: pendingText(approval) }] }, approval, pendingNotice(approval));
 }
 
 function withApproval(result: CallToolResult, approval: Approval, notice: object = { approval_id: approval.id, status: approval.status }): CallToolResult {

@@ -1,4 +1,5 @@
 import * as z from 'zod/v4';
+import { gateNested } from '../governance/approvals.js';
 import { InputError } from '../errors.js';
 import { defineTool, summaryOf, type Tool } from '../tool.js';
 import { toMcpTool } from './tools.js';
@@ -71,6 +72,8 @@ export function discoveryTools(all: Tool[]): Tool[] {
     async run({ name, arguments: args }, ctx) {
       const tool = known(name);
       if (ctx.deps.readOnly && tool.effect !== 'read') throw new InputError(`"${name}" changes things, and this server is read-only.`, 'name');
+      // The policy holds the tool run here as it holds a direct call (out of band: this call cannot ask its caller).
+      await gateNested(ctx.deps, tool, args ?? {});
       return { result: ctx.deps.results ? await ctx.deps.results.call(tool, args ?? {}, ctx) : await tool.call(args ?? {}, ctx) };
     },
   });

@@ -93,7 +93,8 @@ async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: Ca
   const progressToken = params._meta?.progressToken;
   const offered = ctx.mcpReq.inputResponses?.[SIGN_IN_INPUT] !== undefined;
   // The policy decides before anything reaches a provider: run, ask the caller, wait for an approver, or refuse.
-  if (deps.policy) {
+  // tools_call is held by the tool it runs (gateNested), not by itself.
+  if (deps.policy && tool.name !== DISCOVERY_CALL) {
     const gate = await approvalGate(deps, tool, params.arguments ?? {}, ctx, capabilitiesOf(server, ctx));
     if ('answer' in gate) return gate.answer;
   }

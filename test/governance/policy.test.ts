@@ -5,6 +5,11 @@ import { approvalsFor, decideApproval, gateCall } from '../../src/governance/app
 import { personOf } from '../../src/governance/person.js';
 import { policySource, storedPolicy } from '../../src/governance/policy-source.js';
 import { runCli } from '../e2e/cli.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createServer } from '../../src/mcp/server.js';
+import { serverTools } from '../../src/registry.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixedPolicy, parsePolicy } from '../../src/policy.js';
@@ -119,5 +124,21 @@ describe('the stored policy', () => {
     expect(set.stderr).toMatch(/is the file SWITCHBOARD_POLICY names .* unset SWITCHBOARD_POLICY/);
     const shown = await runCli(['policy', 'show', '--json'], { env });
     expect(JSON.parse(shown.stdout)).toMatchObject({ source: `SWITCHBOARD_POLICY (${file})`, policy: { approvals: [{ name: 'From the file' }] } });
+  });
+
+  it('tools_call (discovery mode) is held as the tool it runs is, once', async () => {
+    const rules = { teamDomains: ['contoso.example'], approvals: [{ name: 'Outside email', tools: ['outlook_send_email'], when: { recipientOutside: true } }, { name: 'Deletes', effect: ['delete'] }] };
+    const tools = serverTools({ readOnly: false, toolMode: 'discover' });
+    const server = createServer({ ...h.deps, tools, policy: fixedPolicy(parsePolicy(JSON.stringify(rules), 'test')) });
+    const client = new Client({ name: 'discover', version: '1' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    await client.connect(a);
+    const held = (await client.callTool({ name: 'tools_call', arguments: { name: 'outlook_send_email', arguments: { to: ['x@fabrikam.example'], subject: 's', body: 'b' } } })) as CallToolResult;
+    expect(held.isError).toBe(true);
+    expect((held.content[0] as { text: string }).text).toMatch(/^Waiting for approval apr_\w+: Nothing was sent/);
+    const inside = (await client.callTool({ name: 'tools_call', arguments: { name: 'outlook_send_email', arguments: { to: ['x@contoso.example'], subject: 's', body: 'b' } } })) as CallToolResult;
+    expect(inside.isError, JSON.stringify(inside)).toBeFalsy();
+    await client.close();
   });
 });
