@@ -13,6 +13,7 @@ import { sharingCommands, tokensCommand, usersCommand } from './team/cli.js';
 import { budgetsCommand } from './team/budgets-cli.js';
 import { eventsCommand, triggersCommand } from './triggers/cli.js';
 import { dbCommand, secretsCommand } from './store-cli.js';
+import { approvalsCommand, policyCommand } from './governance/cli.js';
 import { didYouMean } from './suggest.js';
 import { VERSION } from './version.js';
 
@@ -101,6 +102,8 @@ export function buildProgram(): Command {
   secretsCommand(program.command('secrets').description('The key that encrypts stored secrets.'), kit);
   dbCommand(program.command('db').description("The store's database: bring its schema up to date, back up and restore a SQLite store, or move it into PostgreSQL."), kit);
   usersCommand(program.command('users').description('The people who signed in to a team server (serve --http --team).'), kit);
+  policyCommand(program.command('policy').description('The governance policy: which calls need a person\'s yes, budgets, tools per person.'), kit);
+  approvalsCommand(program.command('approvals').description('Calls waiting for a person\'s yes: list, approve or deny them.'), kit);
   tokensCommand(program.command('tokens').description('Personal access tokens for agents that cannot sign in to a team server: shown once, stored hashed.'), kit);
   budgetsCommand(program.command('budgets').description("Each person's use of the policy's budgets in the current hour and UTC day: provider requests, sales credits, emails."), kit);
   return program;

@@ -4,11 +4,11 @@ import { createSignIn } from './accounts/sign-in.js';
 import type { Config } from './config.js';
 import { eventsLimits } from './events/limits.js';
 import { budgetGate } from './governance/budgets.js';
+import { policySource } from './governance/policy-source.js';
 import { ResponseCache } from './http/client.js';
 import type { Logger } from './log.js';
 import type { ServerDeps } from './mcp/server.js';
 import type { Redactor } from './redact.js';
-import { fixedPolicy, readPolicyFile } from './policy.js';
 import { serverTools } from './registry.js';
 import { ResultBudget } from './result-budget.js';
 import type { Store } from './store/types.js';
@@ -19,7 +19,7 @@ import { TRIGGER_KINDS } from './triggers/kinds.js';
 export type DepsSettings = Pick<
   Config,
   'readOnly' | 'toolsets' | 'tools' | 'excludeTools' | 'toolMode' | 'salesCacheDays' | 'maxResultTokens' | 'forwardAllowPrivate' | 'oauth'
-> & Partial<Pick<Config, 'policyFile'>> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes' | 'eventsMaxSubscriptions' | 'eventsMaxPerMinute' | 'eventsMaxPollsPerMinute' | 'eventsMinTtlSeconds'>>;
+> & Partial<Pick<Config, 'policyFile' | 'approvalTtlMinutes'>> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes' | 'eventsMaxSubscriptions' | 'eventsMaxPerMinute' | 'eventsMaxPollsPerMinute' | 'eventsMinTtlSeconds'>>;
 
 /** What has to be started before the tools can run: the store, the event log, and where the providers answer. */
 export interface DepsParts {
@@ -57,10 +57,11 @@ export function composeDeps(settings: DepsSettings, parts: DepsParts, overrides:
     logger,
     version: parts.version,
     tools: serverTools(settings),
+    policy: policySource(store, settings.policyFile),
+    approvalTtlMinutes: settings.approvalTtlMinutes,
     eventsErrorCodes: settings.eventsErrorCodes,
     eventsMaxSubscriptions: settings.eventsMaxSubscriptions,
     eventsLimits: eventsLimits({ eventsPerMinute: settings.eventsMaxPerMinute, pollsPerMinute: settings.eventsMaxPollsPerMinute }),
-    policy: settings.policyFile ? fixedPolicy(readPolicyFile(settings.policyFile)) : undefined,
     budgets: budgetGate(() => store.budgets),
     ...(settings.eventsMinTtlSeconds ? { eventsTiming: { minTtlMs: settings.eventsMinTtlSeconds * 1000 } } : {}),
     ...overrides,

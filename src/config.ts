@@ -48,8 +48,6 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Days a paid sales lookup is answered from the local cache. */
   salesCacheDays: number;
-  /** SWITCHBOARD_POLICY: the file of the governance policy (approvals, budgets, tools per person); none, everything is allowed. */
-  policyFile?: string;
   /** SWITCHBOARD_EVENT_RETENTION_DAYS: events received longer ago are removed from the log, unless still owed a delivery or a retry. */
   eventRetentionDays: number;
   /** Tokens (o200k_base) one tool result may take before it is cut with a cursor. */
@@ -60,6 +58,10 @@ export interface Config {
   forwardAllowPrivate: boolean;
   /** On SIGTERM/SIGINT, how long tool calls in flight may take to finish before serve exits anyway. */
   shutdownGraceMs: number;
+  /** SWITCHBOARD_POLICY: the governance policy is this file (read at start), and the command line may not change it. */
+  policyFile?: string;
+  /** SWITCHBOARD_APPROVAL_TTL_MINUTES: how long an approval waits before it expires, unless its rule says (default 15 for the caller, 1440 for an admin). */
+  approvalTtlMinutes?: number;
   /** SWITCHBOARD_WEBHOOK_GROUP_COMMIT (on unless 0): webhook deliveries arriving together share one read of their hook and one transaction; off, each has its own. */
   webhookGroupCommit: boolean;
   /** SWITCHBOARD_NEW_SECRET_KEY: the key `secrets rotate` re-encrypts under (else it writes a new key file). */
@@ -178,8 +180,9 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
   return {
     team: team ? teamConfig(env, publicUrl ? { url: new URL(checkUrl(publicUrl, publicUrlName)), given: publicUrl, name: publicUrlName } : undefined, sandbox) : undefined,
     shutdownGraceMs: grace * 1000,
-    salesCacheDays,
     policyFile: env.SWITCHBOARD_POLICY || undefined,
+    approvalTtlMinutes: env.SWITCHBOARD_APPROVAL_TTL_MINUTES ? wholeNumber(env, 'SWITCHBOARD_APPROVAL_TTL_MINUTES', 15, 'minutes an approval waits for a decision') : undefined,
+    salesCacheDays,
     eventRetentionDays,
     maxResultTokens,
     oauth: loadOAuth(env),

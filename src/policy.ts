@@ -31,6 +31,8 @@ const Approval = z.strictObject({
     .optional(),
   /** `caller`: the person who made the call says yes (in band when their client can be asked); `admin`: an admin does. */
   approver: z.enum(['caller', 'admin']).default('caller'),
+  /** Minutes the approval waits before it expires (SWITCHBOARD_APPROVAL_TTL_MINUTES, else 15 for the caller and 1440 for an admin). */
+  expiresInMinutes: z.number().int().min(1).max(10_080).optional(),
 });
 
 const Budget = z.strictObject({

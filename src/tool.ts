@@ -59,6 +59,8 @@ export interface ToolDeps {
   budgets?: BudgetGate;
   /** Why the policy's tools rules refuse this caller a tool (the rule), or undefined when they allow it; absent: every tool. */
   refuseTool?: (tool: { name: string; effect: Effect }) => string | undefined;
+  /** SWITCHBOARD_APPROVAL_TTL_MINUTES: how long an approval waits, unless its rule says. */
+  approvalTtlMinutes?: number;
 }
 
 export interface CallContext {

@@ -1,4 +1,5 @@
 import * as z from 'zod/v4';
+import { gateNested } from '../governance/approvals.js';
 import { InputError, ToolRefusedError } from '../errors.js';
 import { defineTool, summaryOf, type Tool, type ToolDeps } from '../tool.js';
 import { toMcpTool } from './tools.js';
@@ -75,6 +76,8 @@ export function discoveryTools(all: Tool[]): Tool[] {
     async run({ name, arguments: args }, ctx) {
       const tool = known(name, ctx.deps, true);
       if (ctx.deps.readOnly && tool.effect !== 'read') throw new InputError(`"${name}" changes things, and this server is read-only.`, 'name');
+      // The policy holds the tool run here as it holds a direct call (out of band: this call cannot ask its caller).
+      await gateNested(ctx.deps, tool, args ?? {});
       return { result: ctx.deps.results ? await ctx.deps.results.call(tool, args ?? {}, ctx) : await tool.call(args ?? {}, ctx) };
     },
   });

@@ -33,6 +33,7 @@ import { EVENTS_CAPABILITIES, serveEvents } from './events.js';
 import { eventNote, eventUpdate, noticesFor, type EventNote } from './event-notes.js';
 import { framedMessages } from './event-store.js';
 import { notifyDirectly } from './streams.js';
+import { approvalGate } from './approval.js';
 
 export type { Server as McpServer } from '@modelcontextprotocol/server';
 export { EVENT_META_KEY, EVENT_NOTIFICATION, eventNote, eventUpdate, type EventNote } from './event-notes.js';
@@ -93,6 +94,12 @@ async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: Ca
   const started = performance.now();
   const progressToken = params._meta?.progressToken;
   const offered = ctx.mcpReq.inputResponses?.[SIGN_IN_INPUT] !== undefined;
+  // The policy decides before anything reaches a provider: run, ask the caller, wait for an approver, or refuse.
+  // tools_call is held by the tool it runs (gateNested), not by itself.
+  if (deps.policy && tool.name !== DISCOVERY_CALL) {
+    const gate = await approvalGate(deps, tool, params.arguments ?? {}, ctx, capabilitiesOf(server, ctx));
+    if ('answer' in gate) return gate.answer;
+  }
   try {
     const call: CallContext = {
       deps,

@@ -46,6 +46,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'team_users', columns: ['id', 'provider', 'subject', 'login', 'email', 'role', 'disabled', 'created_at', 'last_seen_at'], booleans: ['disabled'] },
   { name: 'account_grants', columns: ['account_id', 'grantee', 'created_at'] },
   { name: 'budget_usage', columns: ['owner', 'account_id', 'meter', 'window_start', 'used', 'updated_at'] },
+  { name: 'policy', columns: ['id', 'text', 'updated_at', 'updated_by'] },
   { name: 'team_tokens', columns: ['id', 'user_id', 'name', 'scope', 'token_hash', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'] },
 ];
 
@@ -57,6 +58,7 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   continuations: 'the rest of cut tool results, kept minutes for callers of the stopped server',
   team_records: "the team authorization server's grants, tokens and registered clients: people sign in again and clients register again",
   team_keys: "the team authorization server's signing and cookie keys, made anew by the first instance on the new store",
+  approvals: 'calls waiting minutes or hours for a yes: an agent whose call still waits asks again on the new store',
   verified_callbacks: 'callback URLs that answered a challenge, cached for a while: the next subscription to one is challenged again',
 };
 

@@ -5,6 +5,7 @@ import type { ContinuationStore, SignInStore, WebSessionStore } from './types/sh
 import type { TeamStore } from './types/team.js';
 import type { SubscriptionStore } from './types/subscriptions.js';
 import type { BudgetUsageStore } from './types/budgets.js';
+import type { ApprovalStore, PolicyStore } from './types/governance.js';
 import type { StoreHealth } from './health.js';
 import type { Redactor } from '../redact.js';
 
@@ -16,6 +17,7 @@ export * from './types/short-lived.js';
 export * from './types/team.js';
 export * from './types/subscriptions.js';
 export * from './types/budgets.js';
+export * from './types/governance.js';
 export type { StoreHealth } from './health.js';
 // Owners belong to the contract, and importing them loads no adapter (the stdio server answers tools/list before one loads).
 export { EVERYONE, ownEvents, ownedConsumer, PERSONAL_OWNER, type Owner } from './owner.js';
@@ -38,6 +40,10 @@ export interface Store {
   team: TeamStore;
   /** The budgets' usage counters, per person, account and window (every owner's: each key names its owner). */
   budgets: BudgetUsageStore;
+  /** The governance policy every instance reads (unless SWITCHBOARD_POLICY names a file). */
+  policy: PolicyStore;
+  /** Calls waiting for a person's yes, and the decisions they wait on. */
+  approvals: ApprovalStore;
   /** Whether the store can serve (reachable, intact, schema current), from its own errors and cheap checks. */
   health: StoreHealth;
   /**

@@ -9,7 +9,7 @@ export function budgetsCommand(budgets: Command, cli: CliKit): void {
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
-      note("Counts this hour's provider requests and today's sales credits and emails (UTC); the limits come from the policy in SWITCHBOARD_POLICY.") +
+      note("Counts this hour's provider requests and today's sales credits and emails (UTC); the limits come from the policy in force (switchboard policy show).") +
         examples('switchboard budgets', 'switchboard budgets --user ada@example.com --json'),
     )
     .action(async (opts) => {

@@ -10,6 +10,8 @@ import type { KindChoice } from './trigger-form.js';
 import { peopleSection, type PersonRow } from './people-view.js';
 import { budgetsSection } from './budgets-view.js';
 import type { UsageLine } from '../governance/usage.js';
+import type { Approval } from '../store/types.js';
+import { approvalsSection } from './approvals-view.js';
 import type { SandboxCredential } from '../sandbox/load.js';
 import { sandboxCredentialsSection } from './sandbox-view.js';
 import { triggersSection, type TriggerRow } from './triggers-view.js';
@@ -41,6 +43,8 @@ export interface PageModel {
   people?: PersonRow[];
   /** When the policy sets budgets: their usage, the viewer's own or (`everyone`, for an admin) everyone's. */
   budgets?: { lines: UsageLine[]; everyone: boolean };
+  /** The calls waiting for this viewer's decision, when the policy asks for approvals. */
+  approvals?: Approval[];
 }
 
 export function integrationsPage(m: PageModel): SafeHtml {
@@ -51,13 +55,14 @@ export function integrationsPage(m: PageModel): SafeHtml {
       ? html`<p id="sandbox-badge"><span class="sandbox">Sandbox</span> <span class="muted small">sample accounts and local stand-in providers: nothing reaches the real services</span></p>`
       : undefined,
     header: header(m),
-    nav: html`<nav class="sections" aria-label="Sections"><a href="#accounts">Connected accounts</a><a href="#add">Add an integration</a>${m.sandbox && m.sandboxCredentials ? html`<a href="#sandbox-credentials">Sandbox credentials</a>` : ''}<a href="#triggers">Triggers</a><a href="#events">Recent events</a>${m.budgets ? html`<a href="#budgets">Budgets</a>` : ''}</nav>`,
+    nav: html`<nav class="sections" aria-label="Sections"><a href="#accounts">Connected accounts</a><a href="#add">Add an integration</a>${m.sandbox && m.sandboxCredentials ? html`<a href="#sandbox-credentials">Sandbox credentials</a>` : ''}<a href="#triggers">Triggers</a><a href="#events">Recent events</a>${m.approvals ? html`<a href="#approvals">Approvals</a>` : ''}${m.budgets ? html`<a href="#budgets">Budgets</a>` : ''}</nav>`,
     body: html`<p class="intro">Connect your accounts once, here or with <code>switchboard accounts add</code>: every agent connected to this server can then use them as tools, and triggers turn what happens at the providers into events agents can read.</p>
 ${accountsSection(m)}
 ${addSection(m)}
 ${m.sandbox && m.sandboxCredentials ? sandboxCredentialsSection(m.sandboxCredentials) : ''}
 ${triggersSection(m)}
 ${eventsSection(m.events, m.lastEventId, m.now)}
+${m.approvals ? approvalsSection({ ...m, approvals: m.approvals }) : ''}
 ${m.budgets ? budgetsSection(m.budgets.lines, m.budgets.everyone) : ''}
 ${m.people ? peopleSection(m.people) : ''}`,
   });

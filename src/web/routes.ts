@@ -22,6 +22,7 @@ import { personOf } from '../governance/person.js';
 import { toolRefusal } from '../governance/tool-access.js';
 import { budgetUsage } from '../governance/usage.js';
 import type { PersonRow } from './people-view.js';
+import { approvalsOf, decideOnPage } from './approvals-view.js';
 import type { TriggerRow } from './triggers-view.js';
 
 export type { WebDeps } from './actions.js';
@@ -157,6 +158,7 @@ export function webRoutes(w: WebDeps): Route[] {
           canLogOut: team || sessions.tokenRequired,
           people: team ? await peopleFor(w, session.owner) : undefined,
           budgets: await budgetsFor(w, session.owner),
+          approvals: (await w.deps.policy?.current())?.approvals.length ? await approvalsOf(mine.deps, session.owner ?? PERSONAL_OWNER) : undefined,
         });
         sendHtml(res, 200, nonce, body, view.cookie ? { 'set-cookie': view.cookie } : {});
       },
@@ -197,6 +199,7 @@ export function webRoutes(w: WebDeps): Route[] {
     action('/triggers/create', createTrigger, 'triggers', () => 'trigger-form'),
     action('/triggers/remove', removeTrigger, 'triggers'),
     action('/triggers/test', sendTest, 'triggers'),
+    action('/approvals/decide', decideOnPage, 'approvals'),
     eventStreamRoute(viewer),
     {
       method: 'GET',

@@ -7,7 +7,7 @@ import type { FormProblem } from './forms.js';
 export interface Notice {
   kind: 'ok' | 'error';
   text: string;
-  section: 'accounts' | 'triggers';
+  section: 'accounts' | 'triggers' | 'approvals';
 }
 
 /** A browser session: the cookie's random id, its CSRF token, whether it has logged in, and what its next page view shows. */

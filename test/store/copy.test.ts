@@ -61,6 +61,7 @@ async function seedSqlite(location: StoreLocation) {
   await store.team.users.setDisabled(admin.id, true);
   await store.leases.acquire('poll:somewhere', 'instance-1', 60_000);
   await store.budgets.take({ owner: admin.id, accountId: github.id, meter: 'providerRequests', windowStart: '2026-11-20T09:00:00.000Z' }, 3, 10);
+  await store.policy.set('{"teamDomains":["contoso.example"]}', 'cli', '2026-11-20T09:30:00.000Z');
   await store.close();
   // Gaps: a deleted event in the middle, and the newest one deleted (SQLite still never gives out its id again).
   const db = new Database(join(location.dataDir, DB_FILE_NAME));
@@ -98,6 +99,7 @@ async function readBack(store: Store, ids: Ids, deliveries: () => Promise<Record
     teamTokens: await store.team.tokens.list(),
     teamTokenByHash: await store.team.tokens.findByHash('ab'.repeat(32)),
     budgets: await store.budgets.list({ since: '2026-01-01T00:00:00.000Z' }),
+    policy: await store.policy.get(),
   };
 }
 
@@ -147,6 +149,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
       team_users: 1,
       team_tokens: 1,
       budget_usage: 1,
+      policy: 1,
     });
     expect(result.to).not.toContain(decodeURIComponent(new URL(target.databaseUrl!).password));
     expect(fileHash(sqliteFile)).toBe(before);
@@ -171,7 +174,7 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     const due = await pg.work.claimDeliveries('test', 10, 60_000);
     expect(due.find((d) => d.event.id === forwarded!.id)?.id).toBe(5);
     expect(due.find((d) => d.subscription)?.subscription).toEqual({
-      id: 'sub_copy', owner: PERSONAL_OWNER, name: 'github.new_issue', url: 'https://agent.example.net/mcp-events?s=1', secrets: ['whsec_copied_secret_0001'], refreshBefore: FAR_FUTURE, owedFrom: 4,
+      id: 'sub_copy', owner: PERSONAL_OWNER, name: 'github.new_issue', url: 'https://agent.example.net/mcp-events?s=1', secrets: ['whsec_copied_secret_0001'], refreshBefore: FAR_FUTURE, owedFrom: 4, lastDeliveryAt: null, failing: false,
     });
     // Accounts added later list after the copied ones, as they would in SQLite.
     await pg.accounts.add({ provider: 'github', label: 'later', secret: { kind: 'token', token: 'ghp_later' } });

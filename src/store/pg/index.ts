@@ -14,6 +14,7 @@ import { pgBudgets } from './budgets.js';
 import { pgSalesCache } from './sales-cache.js';
 import { pgContinuations, pgSignIns, pgWebSessions } from './short-lived.js';
 import { pgTeam } from './team.js';
+import { pgApprovals, pgPolicy } from './governance.js';
 import { PgSubscriptionStore } from './subscriptions.js';
 import { PgTriggerStore } from './triggers.js';
 import { PgWorkStore } from './work.js';
@@ -48,6 +49,8 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
       team: pgTeam(sql, key, guard),
       salesCache: pgSalesCache(sql, key, guard),
       budgets: pgBudgets(sql),
+      policy: pgPolicy(sql),
+      approvals: pgApprovals(sql, key),
       owned: (owner) => ({
         accounts: new PgAccountStore(sql, key, options.redactor, guard, owner, touched),
         triggers: new PgTriggerStore(sql, key, guard, Date.now, owner),

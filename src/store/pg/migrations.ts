@@ -1,5 +1,6 @@
 import { InputError } from '../../errors.js';
 import { assertMigrationsOrdered } from '../migration-rules.js';
+import { GOVERNANCE_TABLES } from '../governance-rows.js';
 import { connect, connectionError, displayUrl, LOCK_SPACE, LOCKS, type Sql } from './connection.js';
 
 export interface PgMigration {
@@ -300,6 +301,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX deliveries_event ON deliveries (event_id);
       CREATE INDEX deliveries_owed ON deliveries (subscription_id, event_id) WHERE state = 'pending' AND subscription_id IS NOT NULL;
     `,
+  },
+  {
+    version: 10,
+    // The governance policy and the approvals calls wait on (src/store/pg/governance.ts).
+    sql: GOVERNANCE_TABLES,
   },
   {
     version: 11,

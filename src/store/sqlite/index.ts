@@ -13,6 +13,7 @@ import { sqliteBudgets } from './budgets.js';
 import { sqliteSalesCache } from './sales-cache.js';
 import { sqliteContinuations, sqliteSignIns, sqliteWebSessions } from './short-lived.js';
 import { sqliteTeam } from './team.js';
+import { sqliteApprovals, sqlitePolicy } from './governance.js';
 import { SqliteSubscriptionStore } from './subscriptions.js';
 import { SqliteTriggerStore } from './triggers.js';
 import { SqliteWorkStore } from './work.js';
@@ -42,6 +43,8 @@ export async function openSqliteStore(options: OpenStoreOptions): Promise<Sqlite
       team: sqliteTeam(db, key, guard),
       salesCache: sqliteSalesCache(db, key, guard),
       budgets: sqliteBudgets(db),
+      policy: sqlitePolicy(db),
+      approvals: sqliteApprovals(db, key),
       owned: (owner) => ({
         accounts: new SqliteAccountStore(db, key, options.redactor, guard, owner, touched),
         triggers: new SqliteTriggerStore(db, key, Date.now, guard, owner),

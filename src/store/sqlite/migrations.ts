@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { InputError } from '../../errors.js';
 import { assertMigrationsOrdered, type MigrationResult } from '../migration-rules.js';
 import { DELIVERY_TABLES, EVENT_SUBSCRIPTION_TABLES } from './migration-14.js';
+import { GOVERNANCE_TABLES } from '../governance-rows.js';
 
 export interface Migration {
   version: number;
@@ -352,6 +353,13 @@ export const MIGRATIONS: readonly Migration[] = [
         restore.run(seq, name);
         add.run(name, seq, name);
       }
+    },
+  },
+  {
+    version: 16,
+    up(db) {
+      // The governance policy and the approvals calls wait on (src/store/sqlite/governance.ts).
+      db.exec(GOVERNANCE_TABLES);
     },
   },
   {
