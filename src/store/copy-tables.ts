@@ -1,3 +1,5 @@
+import { AUDIT_COLUMNS } from './audit-chain.js';
+
 /** One table as `db copy` moves it: its columns, named alike in both adapters. */
 export interface CopiedTable {
   name: string;
@@ -46,6 +48,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'team_users', columns: ['id', 'provider', 'subject', 'login', 'email', 'role', 'disabled', 'created_at', 'last_seen_at'], booleans: ['disabled'] },
   { name: 'account_grants', columns: ['account_id', 'grantee', 'created_at'] },
   { name: 'team_tokens', columns: ['id', 'user_id', 'name', 'scope', 'token_hash', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'] },
+  { name: 'audit', columns: AUDIT_COLUMNS },
+  // The row every empty store makes in its migration: the source's chain head, anchor and key replace it.
+  { name: 'audit_chain', columns: ['id', 'key_enc', 'head_seq', 'head_hash', 'anchor_seq', 'anchor_hash'], replaceOn: 'id' },
 ];
 
 /** Tables of the SQLite store that `db copy` leaves behind on purpose, and why. A table in neither list fails a test. */

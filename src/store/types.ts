@@ -4,6 +4,7 @@ import type { LeaseStore } from './types/leases.js';
 import type { ContinuationStore, SignInStore, WebSessionStore } from './types/short-lived.js';
 import type { TeamStore } from './types/team.js';
 import type { SubscriptionStore } from './types/subscriptions.js';
+import type { AuditStore } from './types/audit.js';
 import type { StoreHealth } from './health.js';
 import type { Redactor } from '../redact.js';
 
@@ -14,6 +15,7 @@ export * from './types/leases.js';
 export * from './types/short-lived.js';
 export * from './types/team.js';
 export * from './types/subscriptions.js';
+export * from './types/audit.js';
 export type { StoreHealth } from './health.js';
 // Owners belong to the contract, and importing them loads no adapter (the stdio server answers tools/list before one loads).
 export { EVERYONE, ownEvents, ownedConsumer, PERSONAL_OWNER, type Owner } from './owner.js';
@@ -34,6 +36,8 @@ export interface Store {
   continuations: ContinuationStore;
   /** Team mode: who may sign in, and the state of the built-in authorization server. */
   team: TeamStore;
+  /** The audit trail: every tool call and administrative act, chained; an owner's view lists that owner's records only. */
+  audit: AuditStore;
   /** Whether the store can serve (reachable, intact, schema current), from its own errors and cheap checks. */
   health: StoreHealth;
   /**

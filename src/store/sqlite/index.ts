@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from '../key-check.js';
+import { sqliteAudit } from './audit.js';
 import { assembleStore, type StoreParts } from '../assemble.js';
 import type { OpenStoreOptions, Store } from '../types.js';
 import { SqliteAccountStore } from './accounts.js';
@@ -40,6 +41,7 @@ export async function openSqliteStore(options: OpenStoreOptions): Promise<Sqlite
       continuations: sqliteContinuations(db, key, guard),
       team: sqliteTeam(db, key, guard),
       salesCache: sqliteSalesCache(db, key, guard),
+      audit: sqliteAudit(db, key),
       owned: (owner) => ({
         accounts: new SqliteAccountStore(db, key, options.redactor, guard, owner, touched),
         triggers: new SqliteTriggerStore(db, key, Date.now, guard, owner),
