@@ -1,3 +1,4 @@
+import { clientInfoOf } from './actor.js';
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { EventsErrorNumbering } from '../config.js';
@@ -80,14 +81,8 @@ function streamSink(ctx: ServerContext): StreamSink {
 const listParams = z.looseObject({ cursor: z.string().optional() });
 /** Subscribe's params are checked field by field in the extension's order (events/subscriptions.ts), so any object passes here. */
 const anyParams = z.looseObject({});
-const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
-
 /** The client's own name: from the request in 2026, from initialize in 2025. */
-function clientNameOf(server: Server, ctx: ServerContext): string | undefined {
-  const envelope = ctx.mcpReq.envelope as Record<string, { name?: unknown } | undefined> | undefined;
-  const name = envelope?.[CLIENT_INFO_META_KEY]?.name ?? server.getClientVersion()?.name;
-  return typeof name === 'string' ? name.slice(0, 200) : undefined;
-}
+const clientNameOf = (server: Server, ctx: ServerContext): string | undefined => clientInfoOf(server, ctx).name;
 
 /**
  * Who subscribes, and what they may do. The principal is the caller the transport authenticated: the signed-in person
