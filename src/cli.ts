@@ -10,6 +10,7 @@ import { runKeyCommand } from './key-command.js';
 import { loadSandbox } from './sandbox/load.js';
 import { accountsCommand } from './accounts/cli.js';
 import { sharingCommands, tokensCommand, usersCommand } from './team/cli.js';
+import { auditCommand } from './governance/cli.js';
 import { eventsCommand, triggersCommand } from './triggers/cli.js';
 import { dbCommand, secretsCommand } from './store-cli.js';
 import { didYouMean } from './suggest.js';
@@ -101,6 +102,7 @@ export function buildProgram(): Command {
   dbCommand(program.command('db').description("The store's database: bring its schema up to date, back up and restore a SQLite store, or move it into PostgreSQL."), kit);
   usersCommand(program.command('users').description('The people who signed in to a team server (serve --http --team).'), kit);
   tokensCommand(program.command('tokens').description('Personal access tokens for agents that cannot sign in to a team server: shown once, stored hashed.'), kit);
+  auditCommand(program.command('audit').description('The audit trail: every tool call and administrative act, newest first; export it as NDJSON or verify its chain.'), kit);
   return program;
 }
 

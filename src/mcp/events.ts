@@ -1,4 +1,4 @@
-import { clientInfoOf } from './actor.js';
+import { actorOf, clientInfoOf } from './actor.js';
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { EventsErrorNumbering } from '../config.js';
@@ -56,6 +56,7 @@ export function eventsRequestError(error: unknown, numbering?: EventsErrorNumber
 }
 
 export interface EventsDeps extends ToolDeps {
+  httpAuth?: 'static-token' | 'none';
   eventsErrorCodes?: EventsErrorNumbering;
   eventsMaxSubscriptions?: number;
   /** The per-person poll and delivery rates of this process. */
@@ -90,9 +91,9 @@ const clientNameOf = (server: Server, ctx: ServerContext): string | undefined =>
  * listener without a token serves loopback only, where every caller is already trusted with every tool) and the
  * process that spawned it over stdio.
  */
-function eventsContext(deps: EventsDeps, ctx: ServerContext): EventsContext {
+function eventsContext(server: Server, deps: EventsDeps, ctx: ServerContext): EventsContext {
   return {
-    deps,
+    deps: { ...deps, actor: actorOf(server, ctx, deps.httpAuth) },
     readOnly: deps.readOnly || readOnlyCaller(ctx),
     numbering: deps.eventsErrorCodes,
     maxSubscriptions: deps.eventsMaxSubscriptions,
@@ -117,7 +118,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>)
   server.setRequestHandler('events/subscribe', { params: anyParams }, async (params, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
-      return { ...(await subscribe(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
+      return { ...(await subscribe(eventsContext(server, deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
     }
@@ -126,7 +127,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>)
   server.setRequestHandler('events/poll', { params: anyParams }, async (params, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
-      return { ...(await poll(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
+      return { ...(await poll(eventsContext(server, deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
     }
@@ -137,7 +138,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>)
     const deps = await needDeps();
     try {
       const options = { signal: ctx.mcpReq.signal, stopping: deps.drain?.stopping, heartbeatMs: deps.eventsTiming?.heartbeatMs };
-      const run = () => stream(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) }, streamSink(ctx), options);
+      const run = () => stream(eventsContext(server, deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) }, streamSink(ctx), options);
       // Shutdown waits for the stream as for a tool call: it ends at once on stopping, once its terminated is sent.
       return { ...(await (deps.drain ? deps.drain.run(run) : run())) };
     } catch (error) {
@@ -148,7 +149,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>)
   server.setRequestHandler('events/unsubscribe', { params: anyParams }, async (params, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
-      return await unsubscribe(eventsContext(deps, ctx), ownerOf(ctx), params);
+      return await unsubscribe(eventsContext(server, deps, ctx), ownerOf(ctx), params);
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
     }

@@ -46,7 +46,10 @@ export function webRoutes(w: WebDeps): Route[] {
     return undefined;
   };
   /** What a session's requests run with: the store as its owner sees it. */
-  const own = (session: WebSession): WebDeps => ({ ...web, deps: forOwner(w.deps, session.owner ?? PERSONAL_OWNER) });
+  const own = (session: WebSession): WebDeps => {
+    const owner = session.owner ?? PERSONAL_OWNER;
+    return { ...web, deps: { ...forOwner(w.deps, owner), actor: { owner, auth: 'page' } } };
+  };
 
   /** The session of a page view, made when missing; undefined when the login form was sent instead. */
   const viewSession = async (req: IncomingMessage, res: ServerResponse): Promise<{ session: WebSession; cookie?: string } | undefined> => {

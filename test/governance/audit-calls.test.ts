@@ -6,7 +6,7 @@ import type { AuditRecord } from '../../src/store/types.js';
 import { CANARY, startHarness, startHttpHarness, type Harness } from '../harness.js';
 
 const REPO = { owner: 'sbx-octocat', repo: 'hello-world' };
-let closers: Array<() => Promise<void>> = [];
+const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
