@@ -119,6 +119,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             allowPrivate: config.forwardAllowPrivate,
             sandbox: !!sandbox,
             onGrantRevoked: (owner: string) => endSubscriptions(deps, { owner }, 'grant_revoked', config.eventsErrorCodes),
+            audit: deps.audit,
           })
         : undefined;
     const runner = new Runner({

@@ -1,5 +1,5 @@
 
-import type { Actor, AuditEntry } from '../contracts/governance.js';
+import type { Actor, AuditEntry, AuditTrail } from '../contracts/governance.js';
 import type { Config } from '../config.js';
 import { PERSONAL_OWNER, type Store } from '../store/types.js';
 import { StoreAuditTrail } from './audit-trail.js';
@@ -24,4 +24,9 @@ export async function recordCliAct(store: Pick<Store, 'audit'>, config: Pick<Con
   const trail = new StoreAuditTrail(store);
   await trail.record({ action, actor: { owner: PERSONAL_OWNER, auth: 'cli' }, outcome: 'ok', ...details });
   await trail.flush();
+}
+
+/** A team sign-in at the page, or one refused (`owner` is the person when known, else the personal owner). */
+export function recordSignIn(audit: AuditTrail | undefined, owner: string, action: 'signin' | 'signin.refused', target: string): void {
+  void audit?.record({ action, actor: { owner, auth: 'oauth' }, target, outcome: action === 'signin' ? 'ok' : 'refused' }).catch(() => undefined);
 }
