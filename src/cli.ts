@@ -213,7 +213,8 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    // A command that found something wrong without failing (audit verify) has set its exit code.
+    return Number(process.exitCode ?? 0);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
