@@ -1,3 +1,4 @@
+import type { ActivityRow } from './activity-view.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../http/incoming.js';
 import { forOwner } from '../owner.js';
@@ -156,6 +157,7 @@ export function webRoutes(w: WebDeps): Route[] {
           signInUnavailable: api ? undefined : SIGN_IN_UNAVAILABLE,
           canLogOut: team || sessions.tokenRequired,
           people: team ? await peopleFor(w, session.owner) : undefined,
+          activity: await activityFor(w, mine, session.owner),
         });
         sendHtml(res, 200, nonce, body, view.cookie ? { 'set-cookie': view.cookie } : {});
       },
@@ -294,6 +296,18 @@ function noTeamSignIn(w: WebDeps): string {
 }
 
 /** Everyone on the team and what they have, when the viewer is an admin; undefined for everyone else. */
+const ACTIVITY_ROWS = 30;
+
+/** An admin sees everyone's records (with who); anyone else, through their view of the store, only their own. */
+async function activityFor(w: WebDeps, mine: WebDeps, viewer: string | undefined): Promise<{ rows: ActivityRow[]; everyone: boolean } | undefined> {
+  if (!w.deps.audit) return undefined;
+  const admin = viewer !== undefined && (await w.deps.store.team.users.get(viewer))?.role === 'admin';
+  if (!admin) return { rows: await mine.deps.store.audit.list({ limit: ACTIVITY_ROWS }), everyone: false };
+  const logins = new Map((await w.deps.store.team.users.list()).map((u) => [u.id, u.login]));
+  const rows = await w.deps.store.audit.list({ limit: ACTIVITY_ROWS });
+  return { rows: rows.map((r) => ({ ...r, who: logins.get(r.owner) ?? (r.owner || 'operator') })), everyone: true };
+}
+
 async function peopleFor(w: WebDeps, viewer: string | undefined): Promise<PersonRow[] | undefined> {
   const { store } = w.deps;
   if (viewer === undefined || (await store.team.users.get(viewer))?.role !== 'admin') return undefined;
