@@ -45,7 +45,7 @@ function named(a: Record<string, unknown>): string | undefined {
 
 function apiCall(a: Record<string, unknown>): string | undefined {
   const method = text(a.method);
-  const path = text(a.path);
+  const path = text(a.endpoint) ?? text(a.path);
   // The query string is left out: it may carry a search term or a token.
   return method && path ? `${method} ${path.split('?')[0]}` : undefined;
 }

@@ -64,7 +64,8 @@ describe('one audit record per tool call', () => {
     const address = 'marker.person@fabrikam.example';
     await h.ok('outlook_send_email', { to: [address], cc: [`Someone <cc.${address}>`], subject, body });
     await h.ok('github_create_issue', { ...REPO, title: subject, body, account: 'canary' });
-    await h.call('github_api_call', { method: 'GET', path: `/user?access_token=${CANARY}`, account: 'canary' });
+    const viaApi = await h.call('github_api_call', { method: 'GET', endpoint: `/user?access_token=${CANARY}`, headers: { accept: 'application/vnd.github+json' }, account: 'canary' });
+    expect(viaApi.isError).toBeFalsy();
     const stored = JSON.stringify(await records(h));
     for (const secret of [body, subject, address, 'fabrikam', CANARY, 'access_token']) expect(stored).not.toContain(secret);
     expect(stored).toContain('GET /user');
