@@ -178,6 +178,10 @@ describe.each(ADAPTERS)('team isolation on %s', (adapter: Adapter) => {
     const bobsRecords = await store.ownedBy(bob.user.id).audit.list({ limit: 1000 });
     expect(bobsRecords.length).toBeGreaterThan(0);
     expect(bobsRecords.every((r) => r.owner === bob.user.id)).toBe(true);
+    // Bob's agents came in with a personal token, named by its id, never by the token itself.
+    const bobsCall = bobsRecords.find((r) => r.action === 'tool.call')!;
+    expect(bobsCall).toMatchObject({ auth: 'personal-token', clientName: 'bob 1', clientId: expect.stringMatching(/^\S+$/) });
+    expect(JSON.stringify(bobsRecords)).not.toContain(bob.token);
     expect((await store.audit.list({ limit: 1000 })).some((r) => r.owner === ada.user.id && r.action === 'trigger.created')).toBe(true);
     const bobActivity = /<section class="panel" id="activity"[\s\S]*?<\/section>/.exec(bobPage.page)![0];
     expect(bobActivity).toContain('Your recent tool calls');
