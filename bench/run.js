@@ -1,6 +1,7 @@
 // Benchmarks: `npm run bench` writes bench/REPORT.md and bench/report.json. Every figure is a median of
 // repeated runs beside a baseline measured in the same run, interleaved where it can be, since this machine is shared.
 import { writeFileSync } from 'node:fs';
+import { benchAudit } from './audit.js';
 import { benchEvents } from './events.js';
 import { benchFanout } from './fanout.js';
 import { benchHttpLoad } from './http-load.js';
@@ -29,6 +30,7 @@ const benches = {
   memory: () => benchMemory({ triggers: 1000 }),
   events: () => benchEvents({ events: n('BENCH_EVENTS', 2000) }),
   fanout: () => benchFanout({ events: n('BENCH_FANOUT_EVENTS', 300), rounds: n('BENCH_FANOUT_ROUNDS', 4) }),
+  audit: () => benchAudit({ calls: n('BENCH_CALLS', 1000) }),
   'mcp-events': () => benchMcpEvents({ rounds: n('BENCH_MCP_EVENTS_ROUNDS', 5), profileDir: process.env.BENCH_MCP_EVENTS_PROFILE }),
 };
 // BENCH_ONLY=a,b runs those alone and prints their report without replacing the files of a whole run.

@@ -69,12 +69,12 @@ export async function spawnHttpServer({ extraArgs = [], env = {}, nodeArgs = [],
 }
 
 /** `switchboard serve --sandbox` over stdio: a real MCP client that spawned it, and the sandbox's URLs. */
-export async function spawnStdioServer({ extraArgs = [] } = {}) {
+export async function spawnStdioServer({ extraArgs = [], env = {} } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'serve', '--sandbox', '--port', '0', ...extraArgs],
-    env: { PATH: process.env.PATH, SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_LOG_LEVEL: 'warn', ...env },
     stderr: 'pipe',
   });
   const { until } = watchStderr(transport.stderr);

@@ -11,6 +11,7 @@ import { loadSandbox } from './sandbox/load.js';
 import { accountsCommand } from './accounts/cli.js';
 import { sharingCommands, tokensCommand, usersCommand } from './team/cli.js';
 import { budgetsCommand } from './team/budgets-cli.js';
+import { auditCommand } from './governance/cli.js';
 import { eventsCommand, triggersCommand } from './triggers/cli.js';
 import { dbCommand, secretsCommand } from './store-cli.js';
 import { approvalsCommand, policyCommand } from './governance/cli.js';
@@ -106,6 +107,7 @@ export function buildProgram(): Command {
   approvalsCommand(program.command('approvals').description('Calls waiting for a person\'s yes: list, approve or deny them.'), kit);
   tokensCommand(program.command('tokens').description('Personal access tokens for agents that cannot sign in to a team server: shown once, stored hashed.'), kit);
   budgetsCommand(program.command('budgets').description("Each person's use of the policy's budgets in the current hour and UTC day: provider requests, sales credits, emails."), kit);
+  auditCommand(program.command('audit').description('The audit trail: every tool call and administrative act, newest first; export it as NDJSON or verify its chain.'), kit);
   return program;
 }
 
@@ -216,7 +218,8 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    // A command that found something wrong without failing (audit verify) has set its exit code.
+    return Number(process.exitCode ?? 0);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { eventsLimits } from './events/limits.js';
 import { budgetGate } from './governance/budgets.js';
 import { policySource } from './governance/policy-source.js';
+import { StoreAuditTrail } from './governance/audit-trail.js';
 import { ResponseCache } from './http/client.js';
 import type { Logger } from './log.js';
 import type { ServerDeps } from './mcp/server.js';
@@ -19,7 +20,7 @@ import { TRIGGER_KINDS } from './triggers/kinds.js';
 export type DepsSettings = Pick<
   Config,
   'readOnly' | 'toolsets' | 'tools' | 'excludeTools' | 'toolMode' | 'salesCacheDays' | 'maxResultTokens' | 'forwardAllowPrivate' | 'oauth'
-> & Partial<Pick<Config, 'policyFile' | 'approvalTtlMinutes'>> & { http: Pick<Config['http'], 'publicUrl'> } & Partial<Pick<Config, 'eventsErrorCodes' | 'eventsMaxSubscriptions' | 'eventsMaxPerMinute' | 'eventsMaxPollsPerMinute' | 'eventsMinTtlSeconds'>>;
+> & Partial<Pick<Config, 'policyFile' | 'approvalTtlMinutes'>> & { http: Pick<Config['http'], 'publicUrl' | 'token'> } & Partial<Pick<Config, 'audit' | 'eventsErrorCodes' | 'eventsMaxSubscriptions' | 'eventsMaxPerMinute' | 'eventsMaxPollsPerMinute' | 'eventsMinTtlSeconds'>>;
 
 /** What has to be started before the tools can run: the store, the event log, and where the providers answer. */
 export interface DepsParts {
@@ -63,6 +64,9 @@ export function composeDeps(settings: DepsSettings, parts: DepsParts, overrides:
     eventsMaxSubscriptions: settings.eventsMaxSubscriptions,
     eventsLimits: eventsLimits({ eventsPerMinute: settings.eventsMaxPerMinute, pollsPerMinute: settings.eventsMaxPollsPerMinute }),
     budgets: budgetGate(() => store.budgets),
+    // A person's calls over HTTP without team sign-in are authenticated by SWITCHBOARD_HTTP_TOKEN, or by nothing on loopback.
+    httpAuth: settings.http.token ? 'static-token' : 'none',
+    ...(settings.audit !== false && { audit: new StoreAuditTrail(store, { logger, redactor }) }),
     ...(settings.eventsMinTtlSeconds ? { eventsTiming: { minTtlMs: settings.eventsMinTtlSeconds * 1000 } } : {}),
     ...overrides,
   };

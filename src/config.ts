@@ -6,6 +6,9 @@ import { parseToolList } from './tool-selection.js';
 import { OAUTH_PROVIDERS, oauthRecord, type OAuthProvider, PROVIDER_RECORDS, PROVIDERS, type Provider } from './providers.js';
 import { didYouMean } from './suggest.js';
 
+/** How long the audit trail keeps records unless SWITCHBOARD_AUDIT_RETENTION_DAYS says otherwise. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
+
 /** How long the event log keeps events unless SWITCHBOARD_EVENT_RETENTION_DAYS says otherwise. */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 /** How many MCP Events subscriptions one person may hold unless SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS says otherwise. */
@@ -50,6 +53,10 @@ export interface Config {
   salesCacheDays: number;
   /** SWITCHBOARD_EVENT_RETENTION_DAYS: events received longer ago are removed from the log, unless still owed a delivery or a retry. */
   eventRetentionDays: number;
+  /** SWITCHBOARD_AUDIT (on unless `off`): every tool call and administrative act is recorded in the audit trail. */
+  audit: boolean;
+  /** SWITCHBOARD_AUDIT_RETENTION_DAYS: audit records older than this are removed, leaving the chain verifiable. */
+  auditRetentionDays: number;
   /** Tokens (o200k_base) one tool result may take before it is cut with a cursor. */
   maxResultTokens: number;
   /** The OAuth apps Switchboard signs in with, per provider; in sandbox mode `serve` replaces them with the sandbox's. */
@@ -158,6 +165,9 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
       'SWITCHBOARD_EVENT_RETENTION_DAYS',
     );
   }
+  const auditText = (env.SWITCHBOARD_AUDIT ?? '').trim().toLowerCase();
+  if (!['', 'on', 'off'].includes(auditText)) throw new InputError(`SWITCHBOARD_AUDIT must be on or off (whether tool calls and administrative acts are recorded), not "${env.SWITCHBOARD_AUDIT}".`, 'SWITCHBOARD_AUDIT');
+  const auditRetentionDays = wholeNumber(env, 'SWITCHBOARD_AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS, 'how many days the audit trail keeps records');
   const eventsMaxSubscriptions = wholeNumber(env, 'SWITCHBOARD_EVENTS_MAX_SUBSCRIPTIONS', DEFAULT_EVENTS_MAX_SUBSCRIPTIONS, 'MCP Events subscriptions per person');
   const eventsMaxPerMinute = wholeNumber(env, 'SWITCHBOARD_EVENTS_MAX_PER_MINUTE', DEFAULT_EVENTS_PER_MINUTE, 'MCP Events webhook deliveries per person and minute');
   const eventsMaxPollsPerMinute = wholeNumber(env, 'SWITCHBOARD_EVENTS_MAX_POLLS_PER_MINUTE', DEFAULT_POLLS_PER_MINUTE, 'events/poll requests per person and minute');
@@ -184,6 +194,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     approvalTtlMinutes: env.SWITCHBOARD_APPROVAL_TTL_MINUTES ? wholeNumber(env, 'SWITCHBOARD_APPROVAL_TTL_MINUTES', 15, 'minutes an approval waits for a decision') : undefined,
     salesCacheDays,
     eventRetentionDays,
+    audit: auditText !== 'off',
+    auditRetentionDays,
     maxResultTokens,
     oauth: loadOAuth(env),
     newSecretKey: env.SWITCHBOARD_NEW_SECRET_KEY || undefined,

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { composeDeps } from './compose.js';
+import { flushAudit, pruneAuditTrail } from './governance/audit-trail.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { startListener, type Listener } from './http/listener.js';
@@ -101,6 +102,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         signInBase: () => (listener ? (config.http.publicUrl ?? listener.url) : undefined),
       },
     );
+    // Pushed before the servers stop, so it runs after them: the records of their last calls are written before the store closes.
+    closers.push(() => flushAudit(deps.audit));
     // Team mode protects MCP over HTTP: only a process that serves it runs the authorization server.
     const team =
       config.team && options.mcp
@@ -116,6 +119,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             allowPrivate: config.forwardAllowPrivate,
             sandbox: !!sandbox,
             onGrantRevoked: (owner: string) => endSubscriptions(deps, { owner }, 'grant_revoked', config.eventsErrorCodes),
+            audit: deps.audit,
           })
         : undefined;
     const runner = new Runner({
@@ -127,6 +131,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       publicUrl: config.http.publicUrl,
       eventRetentionDays: config.eventRetentionDays,
       subscriptions: subscriptionWork({ deps, logger, rate: deps.eventsLimits?.deliveries }),
+      upkeep: () => pruneAuditTrail({ store, days: config.auditRetentionDays, logger }),
     });
     let lease: KeptLease | undefined;
     const readiness = async (): Promise<Readiness> => ({

@@ -67,6 +67,15 @@ export interface CallContext {
   deps: ToolDeps;
   signal: AbortSignal;
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Filled in by the tool road as the call goes, for its audit record: the account it resolved, the provider's status. */
+  facts?: CallFacts;
+}
+
+export interface CallFacts {
+  account?: string;
+  providerStatus?: number;
+  /** The approval the call runs under, when the policy asked for one. */
+  approvalId?: string;
 }
 
 /** Keeps each result within a token budget (ResultBudget): runs the tool, or serves the rest of a result cut earlier. */
@@ -273,9 +282,12 @@ export function defineConnector(spec: ConnectorSpec): Connector {
           const { account: ref, ...parsed } = parseInput(input, args) as { account?: string };
           const { rest, finish } = view.take(parsed);
           const { account, secret } = await ctx.deps.store.accounts.resolve(spec.id, ref);
+          if (ctx.facts) ctx.facts.account = account.id;
           const budget = await ctx.deps.budgets?.forCall(ctx.deps, account, spec.sendsEmail);
           const api = connector.api(account, secret, ctx.deps, ctx.signal, budget);
-          const answer = await spending(budget, spec.creditsOf, () => readingAnswers(api, () => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api })));
+          const answer = await spending(budget, spec.creditsOf, () => readingAnswers(api, () => def.run(rest as z.output<typeof def.input>, { ...ctx, account, api }))).finally(() => {
+            if (ctx.facts && api.lastStatus !== undefined) ctx.facts.providerStatus = api.lastStatus;
+          });
           // A provider may leave out a field the output schema holds: it comes as null, as the schema allows.
           const result = finish(fillMissing(def.output, answer) as Record<string, unknown>);
           await ctx.deps.store.accounts.touch(account.id);

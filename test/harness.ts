@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
+import { flushAudit } from '../src/governance/audit-trail.js';
 import { composeDeps } from '../src/compose.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
@@ -137,6 +138,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await server.close();
       log.stop();
       await listener?.close();
+      await flushAudit(deps.audit);
       await store.close();
       await sandbox.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { recordCliAct } from '../governance/acts.js';
 import { Agent, type Dispatcher } from 'undici';
 import { openCliStore } from '../cli-store.js';
 import type { Config } from '../config.js';
@@ -20,7 +21,9 @@ export async function addAccount(
   try {
     const store = await openCliStore(config, redactor);
     try {
-      return await connectAccount({ store, baseUrls: config.baseUrls, dispatcher, redactor }, input);
+      const account = await connectAccount({ store, baseUrls: config.baseUrls, dispatcher, redactor }, input);
+      await recordCliAct(store, config, 'account.added', { account: account.id, target: `${account.provider} ${account.label}` });
+      return account;
     } finally {
       await store.close();
     }
@@ -179,7 +182,9 @@ export async function removeAccount(config: Config, ref: string, provider?: Prov
   try {
     const account = await store.accounts.find(ref, provider);
     if (account) await endSubscriptionsFromCli(config, store, { accountId: account.id }, 'account_removed');
-    return await store.accounts.remove(ref, provider);
+    const removed = await store.accounts.remove(ref, provider);
+    await recordCliAct(store, config, 'account.removed', { account: removed.id, target: `${removed.provider} ${removed.label}` });
+    return removed;
   } finally {
     await store.close();
   }

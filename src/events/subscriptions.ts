@@ -1,3 +1,4 @@
+import { recordAct } from '../governance/acts.js';
 import { DEFAULT_EVENTS_MAX_SUBSCRIPTIONS, type EventsErrorNumbering } from '../config.js';
 import { AccountError, InputError } from '../errors.js';
 import { forwardDispatcher } from '../http/forward-guard.js';
@@ -263,6 +264,7 @@ export async function subscribe(ctx: EventsContext, owner: string, request: Subs
     if (made) await deleteTrigger(trigger, call).catch(() => undefined);
     throw error;
   }
+  if (upserted.created) recordAct({ ...call.deps, owner }, 'subscription.created', { account: trigger.accountId, target: `${id} ${name}` });
   let truncated = false;
   if (cursor !== undefined && (upserted.created || wasLapsed)) {
     const notBefore = maxAgeMs === undefined ? undefined : iso(now - maxAgeMs);
@@ -307,6 +309,9 @@ export async function unsubscribe(ctx: EventsContext, owner: string, request: Un
   const url = text(delivery?.url, URL_FIELD, errors, 'the callback URL subscribed with, byte for byte');
   const call: CallContext = { deps: forOwner(ctx.deps, owner), signal: ctx.signal ?? new AbortController().signal, progress: async () => undefined };
   const removed = await call.deps.store.subscriptions.remove(subscriptionId(owner, url, name, request.arguments ?? {}));
-  if (removed) await releaseTrigger(call, removed.triggerId);
+  if (removed) {
+    recordAct(call.deps, 'subscription.removed', { target: `${removed.id} ${name}` });
+    await releaseTrigger(call, removed.triggerId);
+  }
   return { resultType: 'complete' };
 }

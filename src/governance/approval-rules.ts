@@ -2,7 +2,7 @@ import { appliesTo, matchesAny, type ApprovalRule, type Policy, type PolicyPerso
 import type { Effect } from '../tool.js';
 
 /** What a rule is checked against: all of it known before the call, none of it asked of a provider. */
-export interface CallFacts {
+export interface ProposedCall {
   tool: string;
   effect: Effect;
   args: Record<string, unknown>;
@@ -37,7 +37,7 @@ export function candidateRules(policy: Policy, person: PolicyPerson, tool: strin
 }
 
 /** Whether the call needs a yes, whose, under which rules; undefined when no rule asks. */
-export function approvalNeeded(policy: Policy, rules: ApprovalRule[], facts: CallFacts): ApprovalNeed | undefined {
+export function approvalNeeded(policy: Policy, rules: ApprovalRule[], facts: ProposedCall): ApprovalNeed | undefined {
   const asking = rules.filter((rule) => accountMatches(rule, facts.account) && argumentsMatch(rule, policy, facts));
   if (!asking.length) return undefined;
   const minutes = asking.map((r) => r.expiresInMinutes).filter((m): m is number => m !== undefined);
@@ -48,14 +48,14 @@ export function approvalNeeded(policy: Policy, rules: ApprovalRule[], facts: Cal
   };
 }
 
-function accountMatches(rule: ApprovalRule, account: CallFacts['account']): boolean {
+function accountMatches(rule: ApprovalRule, account: ProposedCall['account']): boolean {
   if (!rule.accounts) return true;
   if (!account) return false;
   const names = [account.id, account.label].map((n) => n.toLowerCase());
   return rule.accounts.some((a) => names.includes(a.toLowerCase()));
 }
 
-function argumentsMatch(rule: ApprovalRule, policy: Policy, facts: CallFacts): boolean {
+function argumentsMatch(rule: ApprovalRule, policy: Policy, facts: ProposedCall): boolean {
   const when = rule.when;
   if (!when || (!when.recipientOutside && !when.branch)) return true;
   if (when.recipientOutside && outsideRecipients(facts.args, policy.teamDomains).length) return true;
@@ -123,7 +123,7 @@ export function branchesWritten(args: Record<string, unknown>): string[] {
 }
 
 /** The call in plain words, for the person asked: the tool, the account, and the arguments that say what it does. */
-export function describeCall(facts: CallFacts, teamDomains: readonly string[]): string {
+export function describeCall(facts: ProposedCall, teamDomains: readonly string[]): string {
   const parts = [`${facts.tool}${facts.account ? ` with the account "${facts.account.label}"` : ''}`];
   const recipients = recipientsOf(facts.args);
   if (recipients.length) {

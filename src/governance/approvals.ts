@@ -4,7 +4,7 @@ import { InputError } from '../errors.js';
 import type { PolicyPerson } from '../policy.js';
 import { PERSONAL_OWNER, type Approval, type Approver, type Store } from '../store/types.js';
 import type { Tool, ToolDeps } from '../tool.js';
-import { approvalNeeded, candidateRules, canonicalJson, describeCall, effectOf, type CallFacts } from './approval-rules.js';
+import { approvalNeeded, candidateRules, canonicalJson, describeCall, effectOf, type ProposedCall } from './approval-rules.js';
 import { personOf } from './person.js';
 
 /** A call the policy stopped: denied by the approver, or answered with another call's approval. Nothing was sent. */
@@ -43,7 +43,7 @@ export async function gateCall(deps: ToolDeps, tool: Tool, args: Record<string, 
   const effect = effectOf(tool, args);
   const rules = candidateRules(policy, person, tool.name, effect);
   if (!rules.length) return { kind: 'run' };
-  const facts: CallFacts = { tool: tool.name, effect, args, account: await accountOf(deps.store, tool, args) };
+  const facts: ProposedCall = { tool: tool.name, effect, args, account: await accountOf(deps.store, tool, args) };
   const need = approvalNeeded(policy, rules, facts);
   if (!need) return { kind: 'run' };
 
@@ -101,7 +101,7 @@ async function take(approvals: Store['approvals'], approval: Approval): Promise<
 }
 
 /** The account a call would use: the one it names (id or label), else the provider's default; read from the store. */
-async function accountOf(store: Store, tool: Tool, args: Record<string, unknown>): Promise<CallFacts['account']> {
+async function accountOf(store: Store, tool: Tool, args: Record<string, unknown>): Promise<ProposedCall['account']> {
   if (!tool.connector) return undefined;
   const accounts = await store.accounts.list({ provider: tool.connector });
   const named = typeof args.account === 'string' ? args.account.toLowerCase() : undefined;

@@ -102,6 +102,8 @@ export interface Api {
   readonly rateLimit: RateLimit;
   /** The latest call answered with success, so a tool that cannot read that answer can say which call it was. */
   readonly lastAnswered: { method: string; path: string } | undefined;
+  /** The provider's HTTP status of the latest response, whatever it was; undefined before any answer. */
+  readonly lastStatus: number | undefined;
   /** What `request` would send, with credentials shown as [redacted]. Sends nothing. */
   prepare(req: ApiRequest): Promise<PreparedRequest>;
   get<T = any>(endpoint: string, query?: ApiRequest['query']): Promise<T>;
@@ -144,6 +146,7 @@ export function createApi(options: ApiOptions): Api {
 
   let lastRateLimit: RateLimit = {};
   let lastAnswered: Api['lastAnswered'];
+  let lastStatus: number | undefined;
 
   async function send(req: ApiRequest): Promise<ApiResponse> {
     const url = buildUrl(req);
@@ -176,6 +179,7 @@ export function createApi(options: ApiOptions): Api {
         throw fail({ status: 0, providerMessage: kind === 'timeout' ? `no answer within ${timeoutMs / 1000} s` : networkMessage(error) });
       }
       const { status, headers: resHeaders } = outcome;
+      lastStatus = status;
       if (Object.keys(outcome.rateLimit).length) lastRateLimit = outcome.rateLimit;
       if (status === 304 && cached) {
         lastAnswered = { method: req.method, path: url.pathname };
@@ -261,6 +265,9 @@ export function createApi(options: ApiOptions): Api {
     },
     get lastAnswered() {
       return lastAnswered;
+    },
+    get lastStatus() {
+      return lastStatus;
     },
     async prepare(req) {
       const url = buildUrl(req);

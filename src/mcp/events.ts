@@ -1,3 +1,4 @@
+import { actorOf, clientInfoOf } from './actor.js';
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { EventsErrorNumbering } from '../config.js';
@@ -56,6 +57,7 @@ export function eventsRequestError(error: unknown, numbering?: EventsErrorNumber
 }
 
 export interface EventsDeps extends ToolDeps {
+  httpAuth?: 'static-token' | 'none';
   eventsErrorCodes?: EventsErrorNumbering;
   eventsMaxSubscriptions?: number;
   /** The per-person poll and delivery rates of this process. */
@@ -81,14 +83,8 @@ function streamSink(ctx: ServerContext): StreamSink {
 const listParams = z.looseObject({ cursor: z.string().optional() });
 /** Subscribe's params are checked field by field in the extension's order (events/subscriptions.ts), so any object passes here. */
 const anyParams = z.looseObject({});
-const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
-
 /** The client's own name: from the request in 2026, from initialize in 2025. */
-function clientNameOf(server: Server, ctx: ServerContext): string | undefined {
-  const envelope = ctx.mcpReq.envelope as Record<string, { name?: unknown } | undefined> | undefined;
-  const name = envelope?.[CLIENT_INFO_META_KEY]?.name ?? server.getClientVersion()?.name;
-  return typeof name === 'string' ? name.slice(0, 200) : undefined;
-}
+const clientNameOf = (server: Server, ctx: ServerContext): string | undefined => clientInfoOf(server, ctx).name;
 
 /**
  * Who subscribes, and what they may do. The principal is the caller the transport authenticated: the signed-in person
@@ -96,9 +92,9 @@ function clientNameOf(server: Server, ctx: ServerContext): string | undefined {
  * listener without a token serves loopback only, where every caller is already trusted with every tool) and the
  * process that spawned it over stdio.
  */
-function eventsContext(deps: EventsDeps, ctx: ServerContext): EventsContext {
+function eventsContext(server: Server, deps: EventsDeps, ctx: ServerContext): EventsContext {
   return {
-    deps,
+    deps: { ...deps, actor: actorOf(server, ctx, deps.httpAuth) },
     readOnly: deps.readOnly || readOnlyCaller(ctx),
     numbering: deps.eventsErrorCodes,
     maxSubscriptions: deps.eventsMaxSubscriptions,
@@ -139,7 +135,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>,
     const deps = await needDeps();
     try {
       checkType(await refusalOf(ownerOf(ctx)), params);
-      return { ...(await subscribe(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
+      return { ...(await subscribe(eventsContext(server, deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
     }
@@ -149,7 +145,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>,
     const deps = await needDeps();
     try {
       checkType(await refusalOf(ownerOf(ctx)), params);
-      return { ...(await poll(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
+      return { ...(await poll(eventsContext(server, deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
     }
@@ -161,7 +157,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>,
     try {
       checkType(await refusalOf(ownerOf(ctx)), params);
       const options = { signal: ctx.mcpReq.signal, stopping: deps.drain?.stopping, heartbeatMs: deps.eventsTiming?.heartbeatMs };
-      const run = () => stream(eventsContext(deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) }, streamSink(ctx), options);
+      const run = () => stream(eventsContext(server, deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) }, streamSink(ctx), options);
       // Shutdown waits for the stream as for a tool call: it ends at once on stopping, once its terminated is sent.
       return { ...(await (deps.drain ? deps.drain.run(run) : run())) };
     } catch (error) {
@@ -172,7 +168,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>,
   server.setRequestHandler('events/unsubscribe', { params: anyParams }, async (params, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
-      return await unsubscribe(eventsContext(deps, ctx), ownerOf(ctx), params);
+      return await unsubscribe(eventsContext(server, deps, ctx), ownerOf(ctx), params);
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
     }

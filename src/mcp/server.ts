@@ -24,7 +24,9 @@ import type { EventsLimits } from '../events/limits.js';
 import type { Logger } from '../log.js';
 import { findProviderRecord } from '../providers.js';
 import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
-import type { CallContext, Tool, ToolDeps } from '../tool.js';
+import type { CallContext, CallFacts, Tool, ToolDeps } from '../tool.js';
+import { actorOf } from './actor.js';
+import { toolCallEntry } from '../governance/tool-call.js';
 import { toErrorResult, toMcpTool, toResult } from './tools.js';
 import { forOwner } from '../owner.js';
 import { isEventsUri, listResources, MAX_SUBSCRIPTIONS, readResource, resourceTemplates, triggerOfUri } from '../resources.js';
@@ -53,6 +55,8 @@ export interface ServerDeps extends ToolDeps {
   eventsMaxSubscriptions?: number;
   /** The per-person poll and delivery rates of MCP Events in this process. */
   eventsLimits?: EventsLimits;
+  /** How a caller over HTTP without team sign-in is authenticated: SWITCHBOARD_HTTP_TOKEN, or nothing (loopback). */
+  httpAuth?: 'static-token' | 'none';
   /** MCP Events timing; tests shorten the TTL floor and the stream heartbeat. */
   eventsTiming?: { minTtlMs?: number; heartbeatMs?: number };
 }
@@ -94,15 +98,20 @@ async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: Ca
   const started = performance.now();
   const progressToken = params._meta?.progressToken;
   const offered = ctx.mcpReq.inputResponses?.[SIGN_IN_INPUT] !== undefined;
+  const facts: CallFacts = {};
+  const audit = (outcome: 'ok' | 'error', error?: unknown) =>
+    void deps.audit?.record(toolCallEntry(deps, tool, params.arguments, facts, { outcome, error, durationMs: performance.now() - started }));
   // The policy decides before anything reaches a provider: run, ask the caller, wait for an approver, or refuse.
   // tools_call is held by the tool it runs (gateNested), not by itself.
   if (deps.policy && tool.name !== DISCOVERY_CALL) {
     const gate = await approvalGate(deps, tool, params.arguments ?? {}, ctx, capabilitiesOf(server, ctx));
     if ('answer' in gate) return gate.answer;
+    facts.approvalId = gate.approvalId;
   }
   try {
     const call: CallContext = {
       deps,
+      facts,
       signal: ctx.mcpReq.signal,
       progress: async (progress, total, message) => {
         if (progressToken === undefined) return;
@@ -112,11 +121,13 @@ async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: Ca
     const args = params.arguments;
     const data = deps.results ? await deps.results.call(tool, args, call) : await tool.call(args, call);
     deps.logger.debug('tool call', { tool: tool.name, ms: Math.round(performance.now() - started), ok: true });
+    audit('ok');
     // Every result leaves through the redactor: a provider may echo the credential in any body. The data is redacted
     // once, and the text written from it.
     return toResult(deps.redactor.redactDeep(data));
   } catch (error) {
     deps.logger.info('tool call failed', { tool: tool.name, ms: Math.round(performance.now() - started), error: (error as Error)?.name ?? 'Error' });
+    audit('error', error);
     if (!(error instanceof Error) || error.name === 'Error' || error.name === 'TypeError') {
       deps.logger.error('unexpected tool failure', { tool: tool.name, message: deps.redactor.redact(String((error as Error)?.stack ?? error)) });
     }
@@ -281,10 +292,13 @@ export function createSurface(setup: ServerSetup): Surface {
     });
 
     server.setRequestHandler('tools/call', async ({ params }, ctx) => {
-      const { deps, tool } = await toolNamed(params.name, ownerOf(ctx));
+      const { deps: ownerDeps, tool } = await toolNamed(params.name, ownerOf(ctx));
+      const deps = { ...ownerDeps, actor: actorOf(server, ctx, ownerDeps.httpAuth) };
       const readOnly = readOnlyCaller(ctx);
       if (readOnly && !(await readOnlyTool(params.name))) {
-        return toErrorResult(new InputError(`${params.name} changes something, and this token has scope ${READ_SCOPE} only: sign in again granting scope switchboard.`, 'scope'));
+        const refusal = new InputError(`${params.name} changes something, and this token has scope ${READ_SCOPE} only: sign in again granting scope switchboard.`, 'scope');
+        void deps.audit?.record(toolCallEntry(deps, tool, params.arguments, {}, { outcome: 'refused', error: refusal }));
+        return toErrorResult(refusal);
       }
       const refusal = deps.refuseTool?.(tool);
       if (refusal) {

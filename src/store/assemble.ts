@@ -1,5 +1,5 @@
 import { TrackedHealth, type StoreProbe } from './health.js';
-import { ownedSalesCache, withOwners, type Owner } from './owner.js';
+import { ownedAudit, ownedSalesCache, withOwners, type Owner } from './owner.js';
 import type { Store } from './types.js';
 
 type OwnedPart = 'accounts' | 'triggers' | 'events' | 'subscriptions';
@@ -17,12 +17,12 @@ export type StoreParts = Omit<Store, OwnedPart | 'health' | 'ownedBy'> & {
  * adds to its own Store type (SQLite's `db`).
  */
 export function assembleStore<S extends Store & { ownedBy(owner: string): S } = Store>(parts: StoreParts, extra?: Omit<S, keyof Store>): S {
-  const { probe, owned, close, salesCache, ...rest } = parts;
+  const { probe, owned, close, salesCache, audit, ...rest } = parts;
   const health = new TrackedHealth(probe);
   const shared = { ...extra, health, close, ...guardEach(health, rest) };
   return withOwners<S>((owner) => {
     const own = owned(owner);
-    return { ...shared, ...guardEach(health, own), salesCache: health.guard(ownedSalesCache(salesCache, owner)) } as unknown as Omit<S, 'ownedBy'>;
+    return { ...shared, ...guardEach(health, own), salesCache: health.guard(ownedSalesCache(salesCache, owner)), audit: health.guard(ownedAudit(audit, owner)) } as unknown as Omit<S, 'ownedBy'>;
   });
 }
 

@@ -1,3 +1,5 @@
+import { AUDIT_COLUMNS } from './audit-chain.js';
+
 /** One table as `db copy` moves it: its columns, named alike in both adapters. */
 export interface CopiedTable {
   name: string;
@@ -48,6 +50,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'budget_usage', columns: ['owner', 'account_id', 'meter', 'window_start', 'used', 'updated_at'] },
   { name: 'policy', columns: ['id', 'text', 'updated_at', 'updated_by'] },
   { name: 'team_tokens', columns: ['id', 'user_id', 'name', 'scope', 'token_hash', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'] },
+  { name: 'audit', columns: AUDIT_COLUMNS },
+  // The row every empty store makes in its migration: the source's chain head, anchor and key replace it.
+  { name: 'audit_chain', columns: ['id', 'key_enc', 'head_seq', 'head_hash', 'anchor_seq', 'anchor_hash'], replaceOn: 'id' },
 ];
 
 /** Tables of the SQLite store that `db copy` leaves behind on purpose, and why. A table in neither list fails a test. */

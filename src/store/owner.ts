@@ -1,4 +1,5 @@
 import type { SalesCacheStore } from './types/accounts.js';
+import type { AuditStore } from './types/audit.js';
 import type { TriggerEvent, TriggerStore } from './types/triggers.js';
 
 /**
@@ -65,5 +66,17 @@ export function ownEvents(store: { ownedBy(owner: string): { triggers: Pick<Trig
   return (events) => {
     const kept = Promise.all(events.map((e) => isMine(e.triggerId))).then((flags) => events.filter((_, i) => flags[i]));
     queue = queue.then(() => kept).then((own) => void (own.length && listener(own)));
+  };
+}
+
+/** One owner's audit records: listing and export show that owner's only; the chain and its upkeep stay the store's. */
+export function ownedAudit(audit: AuditStore, owner: Owner): AuditStore {
+  if (owner === undefined) return audit;
+  return {
+    append: (entries) => audit.append(entries),
+    list: (query = {}) => audit.list({ ...query, owner }),
+    scan: (range) => audit.scan({ ...range, owner }),
+    verify: () => audit.verify(),
+    prune: (before) => audit.prune(before),
   };
 }

@@ -6,6 +6,7 @@ import type { TeamStore } from './types/team.js';
 import type { SubscriptionStore } from './types/subscriptions.js';
 import type { BudgetUsageStore } from './types/budgets.js';
 import type { ApprovalStore, PolicyStore } from './types/governance.js';
+import type { AuditStore } from './types/audit.js';
 import type { StoreHealth } from './health.js';
 import type { Redactor } from '../redact.js';
 
@@ -18,6 +19,7 @@ export * from './types/team.js';
 export * from './types/subscriptions.js';
 export * from './types/budgets.js';
 export * from './types/governance.js';
+export * from './types/audit.js';
 export type { StoreHealth } from './health.js';
 // Owners belong to the contract, and importing them loads no adapter (the stdio server answers tools/list before one loads).
 export { EVERYONE, ownEvents, ownedConsumer, PERSONAL_OWNER, type Owner } from './owner.js';
@@ -44,6 +46,8 @@ export interface Store {
   policy: PolicyStore;
   /** Calls waiting for a person's yes, and the decisions they wait on. */
   approvals: ApprovalStore;
+  /** The audit trail: every tool call and administrative act, chained; an owner's view lists that owner's records only. */
+  audit: AuditStore;
   /** Whether the store can serve (reachable, intact, schema current), from its own errors and cheap checks. */
   health: StoreHealth;
   /**

@@ -1,3 +1,4 @@
+import type { AuditTrail } from '../contracts/governance.js';
 import type { Dispatcher } from 'undici';
 import type { ExternalIssuerConfig, OAuthProvider, OAuthSettings } from '../config.js';
 import { InputError } from '../errors.js';
@@ -36,6 +37,8 @@ export interface TeamAuthOptions {
   sandbox?: boolean;
   /** Told of the person whose client authorization (OAuth grant) was revoked: their MCP Events subscriptions end. */
   onGrantRevoked?: (owner: string) => Promise<unknown>;
+  /** Where sign-ins and refused sign-ins are recorded. */
+  audit?: AuditTrail;
 }
 
 /** What the HTTP listener needs of team mode: the routes it adds, and the check of each MCP request's token. */
@@ -81,7 +84,7 @@ export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
     authServer('GET', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'),
     authServer('GET', '/.well-known/openid-configuration'),
     // The sign-in's own routes come before the authorization server's, which takes the rest of /auth/.
-    ...signInRoutes({ provider, issuer, resource, store: o.store, oauth: o.oauth, baseUrls: o.baseUrls, dispatcher: o.dispatcher, redactor: o.redactor, logger: o.logger, allow: o.allow, admins: o.admins, providers }),
+    ...signInRoutes({ provider, issuer, resource, store: o.store, oauth: o.oauth, baseUrls: o.baseUrls, dispatcher: o.dispatcher, redactor: o.redactor, logger: o.logger, allow: o.allow, admins: o.admins, providers, audit: o.audit }),
     ...['GET', 'POST', 'OPTIONS'].map((method) => authServer(method, '/auth/')),
   ];
   o.logger.info('team mode', { issuer: issuer.origin, resource, signIn: providers.join(','), authorization: new URL(AUTH_PATHS.authorization, issuer).href });
@@ -112,7 +115,7 @@ async function externalAuth(o: TeamAuthOptions, settings: ExternalIssuerConfig, 
     scopes: scopeNames(settings.scopePrefix),
     resource,
     routes: settings.clientId
-      ? issuerSignInRoutes({ metadata, clientId: settings.clientId, clientSecret: settings.clientSecret, publicUrl: new URL(o.publicUrl), store: o.store, allow: o.allow, admins: o.admins, redactor: o.redactor, logger: o.logger })
+      ? issuerSignInRoutes({ metadata, clientId: settings.clientId, clientSecret: settings.clientSecret, publicUrl: new URL(o.publicUrl), store: o.store, allow: o.allow, admins: o.admins, redactor: o.redactor, logger: o.logger, audit: o.audit })
       : [],
     verify: withPersonalTokens(
       personalTokens(o, resource),

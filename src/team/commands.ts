@@ -1,3 +1,4 @@
+import { recordCliAct } from '../governance/acts.js';
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
 import { oauthRecord } from '../providers.js';
@@ -44,6 +45,7 @@ export async function setUserDisabled(config: Config, ref: string, disabled: boo
     const user = (await store.team.users.setDisabled((await findUser(store, ref)).id, disabled))!;
     const tokens = disabled ? await store.team.tokens.revokeAll(user.id) : 0;
     if (disabled) await endSubscriptionsFromCli(config, store, { owner: user.id }, 'person_disabled');
+    await recordCliAct(store, config, disabled ? 'person.disabled' : 'person.enabled', { target: user.id });
     return { user, tokens };
   });
 }
@@ -54,7 +56,9 @@ export async function removeUser(config: Config, ref: string): Promise<{ user: T
     const found = await findUser(store, ref);
     const tokens = (await store.team.tokens.list({ owner: found.id })).length;
     await endSubscriptionsFromCli(config, store, { owner: found.id }, 'person_removed');
-    return { user: (await store.team.users.remove(found.id))!, tokens };
+    const user = (await store.team.users.remove(found.id))!;
+    await recordCliAct(store, config, 'person.removed', { target: found.id });
+    return { user, tokens };
   });
 }
 

@@ -1,3 +1,5 @@
+import type { AuditTrail } from '../contracts/governance.js';
+import { recordSignIn } from '../governance/acts.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JWTPayload } from 'jose';
 import * as oauth from 'oauth4webapi';
@@ -6,6 +8,7 @@ import type { Route } from '../http/incoming.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../redact.js';
 import type { Store } from '../store/types.js';
+import { PERSONAL_OWNER } from '../store/types.js';
 import { admits, type TeamRule } from './allow.js';
 import { identityOf, signInAtIssuer, type IssuerMetadata } from './external.js';
 import { errorPage, sendPage } from './pages.js';
@@ -17,6 +20,7 @@ export const ISSUER_SIGN_IN_PATH = `${PAGE_SIGN_IN_PATH}oidc`;
 const SCOPE = 'openid email profile';
 
 export interface IssuerSignInOptions {
+  audit?: AuditTrail;
   metadata: IssuerMetadata;
   /** SWITCHBOARD_TEAM_CLIENT_ID and SWITCHBOARD_TEAM_CLIENT_SECRET: Switchboard's own client at the issuer. */
   clientId: string;
@@ -72,11 +76,16 @@ export function issuerSignInRoutes(o: IssuerSignInOptions): Route[] {
     const who = identityOf(claims);
     if (!(await admits([...o.allow, ...o.admins], who))) {
       o.logger.info('team sign-in refused', { provider: 'oidc', login: who.login });
+      recordSignIn(o.audit, PERSONAL_OWNER, 'signin.refused', `oidc ${who.login}`);
       return refuse(`${who.emails[0] ?? who.login} may not sign in to this Switchboard; ask its operator to add them to SWITCHBOARD_TEAM_ALLOW.`);
     }
     const user = await signInAtIssuer(o.store.team.users, o.admins, `${o.metadata.issuer}#${claims.sub}`, who);
-    if (user.disabled) return refuse(`${user.login}'s access to this Switchboard is disabled; ask an admin.`);
+    if (user.disabled) {
+      recordSignIn(o.audit, user.id, 'signin.refused', `oidc ${user.login}`);
+      return refuse(`${user.login}'s access to this Switchboard is disabled; ask an admin.`);
+    }
     o.logger.info('team sign-in', { provider: 'oidc', user: user.id, role: user.role });
+    recordSignIn(o.audit, user.id, 'signin', `oidc ${user.login}`);
     await pendings.toPage(res, user.id);
   }
 

@@ -1,3 +1,4 @@
+import { recordCliAct } from '../governance/acts.js';
 import { openCliStore } from '../cli-store.js';
 import type { Config } from '../config.js';
 import { EVERYONE } from '../store/index.js';
@@ -28,6 +29,7 @@ export async function shareAccount(config: Config, accountRef: string, withRef: 
     const { id, person } = await grantee(store, withRef);
     const before = await store.accounts.grants();
     const account = await store.accounts.share(accountRef, id);
+    await recordCliAct(store, config, 'account.shared', { account: account.id, target: id });
     return { account, person, changed: !before.some((g) => g.accountId === account.id && g.grantee === id) };
   } finally {
     await store.close();
@@ -39,6 +41,7 @@ export async function unshareAccount(config: Config, accountRef: string, withRef
   try {
     const { id, person } = await grantee(store, withRef);
     const { account, removed } = await store.accounts.unshare(accountRef, id);
+    if (removed) await recordCliAct(store, config, 'account.unshared', { account: account.id, target: id });
     return { account, person, changed: removed };
   } finally {
     await store.close();

@@ -1,3 +1,5 @@
+import type { AuditTrail } from '../contracts/governance.js';
+import { recordSignIn } from '../governance/acts.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import type Provider from 'oidc-provider';
@@ -10,6 +12,7 @@ import type { Logger } from '../log.js';
 import { oauthRecord, providerRecord } from '../providers.js';
 import type { Redactor } from '../redact.js';
 import type { Provider as ApiProvider, SignInProvider, Store } from '../store/types.js';
+import { PERSONAL_OWNER } from '../store/types.js';
 import { admits, needsOrgs, type TeamRule } from './allow.js';
 import { identityOf } from './identity.js';
 import { errorPage, sendPage, signInPage } from './pages.js';
@@ -28,6 +31,7 @@ import { TEAM_SCOPES } from './scopes.js';
  */
 
 export interface SignInOptions {
+  audit?: AuditTrail;
   provider: Provider;
   issuer: URL;
   resource: string;
@@ -129,13 +133,18 @@ export function signInRoutes(o: SignInOptions): Route[] {
     const who = await identityOf(p, tokens.accessToken, { baseUrls: o.baseUrls, dispatcher: o.dispatcher });
     if (!(await admits([...o.allow, ...o.admins], who))) {
       o.logger.info('team sign-in refused', { provider: p, login: who.login });
+      recordSignIn(o.audit, PERSONAL_OWNER, 'signin.refused', `${p} ${who.login}`);
       const whom = who.emails[0] ?? who.login;
       return finish({ error: 'access_denied', error_description: `${whom} may not sign in to this Switchboard; ask its operator to add them to SWITCHBOARD_TEAM_ALLOW.` });
     }
     const role = o.admins.length ? ((await admits(o.admins, who)) ? 'admin' : 'member') : undefined;
     const user = await o.store.team.users.signIn({ provider: p, subject: who.subject, login: who.login, email: who.emails[0] ?? null, role });
-    if (user.disabled) return finish({ error: 'access_denied', error_description: `${user.login}'s access to this Switchboard is disabled; ask an admin.` });
+    if (user.disabled) {
+      recordSignIn(o.audit, user.id, 'signin.refused', `${p} ${user.login}`);
+      return finish({ error: 'access_denied', error_description: `${user.login}'s access to this Switchboard is disabled; ask an admin.` });
+    }
     o.logger.info('team sign-in', { provider: p, user: user.id, role: user.role });
+    recordSignIn(o.audit, user.id, 'signin', `${p} ${user.login}`);
     if (!found) return finish({ login: { accountId: user.id } });
     return finish({ login: { accountId: user.id }, consent: { grantId: await grantFor(user.id, found.params as Record<string, unknown>) } });
   }

@@ -1,3 +1,4 @@
+import { recordCliAct } from '../governance/acts.js';
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
 import { endSubscriptionsFromCli } from '../events/end.js';
@@ -54,6 +55,7 @@ export async function createToken(config: Config, o: { user: string; scope?: str
     if (user.disabled) throw new InputError(`--user ${user.login} is disabled: enable them first (switchboard users enable ${user.id}), or name another person.`, 'user');
     const { token, hash } = newPersonalToken();
     const record = await store.team.tokens.create({ owner: user.id, name, scope, tokenHash: hash, expiresAt });
+    await recordCliAct(store, config, 'token.created', { target: `${record.id} for ${user.id}` });
     return { token, record, user };
   });
 }
@@ -87,6 +89,7 @@ export async function revokeToken(config: Config, id: string): Promise<{ token: 
     const token = (await store.team.tokens.revoke(before.id))!;
     // Subscriptions are their person's, not a token's: they end, and the client's next refresh with a valid token makes them again.
     if (before.revokedAt === null) await endSubscriptionsFromCli(config, store, { owner: token.owner }, 'token_revoked');
+    if (before.revokedAt === null) await recordCliAct(store, config, 'token.revoked', { target: `${token.id} for ${token.owner}` });
     return { token, already: before.revokedAt !== null };
   });
 }

@@ -1,3 +1,4 @@
+import { recordAct } from '../governance/acts.js';
 import { randomBytes } from 'node:crypto';
 import { CONNECTORS } from '../connectors/index.js';
 import { readingAnswers } from '../http/client.js';
@@ -61,6 +62,7 @@ export async function createTrigger(input: TriggerRequest, ctx: CallContext): Pr
   } finally {
     await setup?.settle?.();
   }
+  recordAct(ctx.deps, 'trigger.created', { account: account.id, target: `${trigger.id} ${trigger.kind}` });
   const what =
     setup?.next ??
     kind.push?.next(config, account, runtime.publicUrl) ??
@@ -96,5 +98,6 @@ export async function deleteTrigger(trigger: Trigger, ctx: CallContext): Promise
     }
   }
   await ctx.deps.store.triggers.remove(trigger.id);
+  recordAct(ctx.deps, 'trigger.removed', { account: trigger.accountId, target: `${trigger.id} ${trigger.kind}` });
   return note;
 }

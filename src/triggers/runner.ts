@@ -33,6 +33,8 @@ export interface RunnerOptions {
   retentionEveryMs?: number;
   /** Sends MCP Events subscription deliveries and sweeps expired subscriptions (events/subscription-work.ts). */
   subscriptions?: SubscriptionSender;
+  /** Other upkeep done by the retention lease's holder on each sweep (the audit trail's retention). */
+  upkeep?: () => Promise<unknown>;
 }
 
 /** MCP Events work the runner claims and schedules but leaves to the events floor to do. */
@@ -92,7 +94,10 @@ export class Runner {
       if (this.timer) this.track(this.forwardDue());
     });
     const everyMs = this.o.retentionEveryMs ?? RETENTION_EVERY_MS;
-    const underLease = this.o.subscriptions && (() => this.o.subscriptions!.sweep());
+    const underLease = async () => {
+      await this.o.subscriptions?.sweep();
+      await this.o.upkeep?.();
+    };
     const sweep = () =>
       this.track(sweepEventLog({ store: this.o.store, holder: this.holder, logger: this.o.logger, days: this.o.eventRetentionDays, everyMs, underLease }));
     sweep();

@@ -1,3 +1,4 @@
+import { recordAct } from '../governance/acts.js';
 import { accountBaseUrl } from '../accounts/base-url.js';
 import { connectAccount } from '../accounts/commands.js';
 import { checkProvider } from '../config.js';
@@ -99,6 +100,7 @@ export async function addCredential(w: WebDeps, form: Form): Promise<Outcome> {
       secret: isKey ? { kind: 'api_key', apiKey: secret } : { kind: 'token', token: secret },
     });
     w.logger.info('account added from the Integrations page', { provider, account: account.id });
+    recordAct(w.deps, 'account.added', { account: account.id, target: `${provider} ${account.label}` });
     return {
       ok: `Connected ${provider} account "${account.label}"${account.identity ? ` (${account.identity})` : ''}${account.baseUrl ? ` at ${account.baseUrl}` : ''}${account.isDefault ? ', the default' : ''}.`,
     };
@@ -147,6 +149,7 @@ export async function removeAccount(w: WebDeps, form: Form): Promise<Outcome> {
       if (result.note) notes.push(result.note);
     }
     await w.deps.store.accounts.remove(account.id);
+    recordAct(w.deps, 'account.removed', { account: account.id, target: `${account.provider} ${account.label}` });
     return { ok: [`Removed ${account.provider} account "${account.label}".`, ...notes].join(' ') };
   } catch (error) {
     return failed('Not removed: ', error, w);

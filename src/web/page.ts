@@ -1,3 +1,4 @@
+import { activitySection, type ActivityRow } from './activity-view.js';
 import type { Account } from '../store/types.js';
 import { accountsSection } from './accounts-view.js';
 import { addSection } from './add-view.js';
@@ -39,6 +40,8 @@ export interface PageModel {
   signInUnavailable?: string;
   /** Show a sign-out button (the page is behind SWITCHBOARD_HTTP_TOKEN, or a person signed in). */
   canLogOut: boolean;
+  /** The newest audit records: the viewer's own, or everyone's for an admin (`everyone`). */
+  activity?: { rows: ActivityRow[]; everyone: boolean };
   /** Team mode, for an admin: everyone who signed in, and what they have. */
   people?: PersonRow[];
   /** When the policy sets budgets: their usage, the viewer's own or (`everyone`, for an admin) everyone's. */
@@ -55,7 +58,7 @@ export function integrationsPage(m: PageModel): SafeHtml {
       ? html`<p id="sandbox-badge"><span class="sandbox">Sandbox</span> <span class="muted small">sample accounts and local stand-in providers: nothing reaches the real services</span></p>`
       : undefined,
     header: header(m),
-    nav: html`<nav class="sections" aria-label="Sections"><a href="#accounts">Connected accounts</a><a href="#add">Add an integration</a>${m.sandbox && m.sandboxCredentials ? html`<a href="#sandbox-credentials">Sandbox credentials</a>` : ''}<a href="#triggers">Triggers</a><a href="#events">Recent events</a>${m.approvals ? html`<a href="#approvals">Approvals</a>` : ''}${m.budgets ? html`<a href="#budgets">Budgets</a>` : ''}</nav>`,
+    nav: html`<nav class="sections" aria-label="Sections"><a href="#accounts">Connected accounts</a><a href="#add">Add an integration</a>${m.sandbox && m.sandboxCredentials ? html`<a href="#sandbox-credentials">Sandbox credentials</a>` : ''}<a href="#triggers">Triggers</a><a href="#events">Recent events</a>${m.approvals ? html`<a href="#approvals">Approvals</a>` : ''}${m.budgets ? html`<a href="#budgets">Budgets</a>` : ''}${m.activity ? html`<a href="#activity">Activity</a>` : ''}</nav>`,
     body: html`<p class="intro">Connect your accounts once, here or with <code>switchboard accounts add</code>: every agent connected to this server can then use them as tools, and triggers turn what happens at the providers into events agents can read.</p>
 ${accountsSection(m)}
 ${addSection(m)}
@@ -64,6 +67,7 @@ ${triggersSection(m)}
 ${eventsSection(m.events, m.lastEventId, m.now)}
 ${m.approvals ? approvalsSection({ ...m, approvals: m.approvals }) : ''}
 ${m.budgets ? budgetsSection(m.budgets.lines, m.budgets.everyone) : ''}
+${m.activity ? activitySection(m.activity.rows, m.activity.everyone, m.now) : ''}
 ${m.people ? peopleSection(m.people) : ''}`,
   });
 }

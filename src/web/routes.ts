@@ -1,3 +1,4 @@
+import type { ActivityRow } from './activity-view.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../http/incoming.js';
 import { forOwner } from '../owner.js';
@@ -50,7 +51,10 @@ export function webRoutes(w: WebDeps): Route[] {
     return undefined;
   };
   /** What a session's requests run with: the store as its owner sees it. */
-  const own = (session: WebSession): WebDeps => ({ ...web, deps: forOwner(w.deps, session.owner ?? PERSONAL_OWNER) });
+  const own = (session: WebSession): WebDeps => {
+    const owner = session.owner ?? PERSONAL_OWNER;
+    return { ...web, deps: { ...forOwner(w.deps, owner), actor: { owner, auth: 'page' } } };
+  };
 
   /** The session of a page view, made when missing; undefined when the login form was sent instead. */
   const viewSession = async (req: IncomingMessage, res: ServerResponse): Promise<{ session: WebSession; cookie?: string } | undefined> => {
@@ -159,6 +163,7 @@ export function webRoutes(w: WebDeps): Route[] {
           people: team ? await peopleFor(w, session.owner) : undefined,
           budgets: await budgetsFor(w, session.owner),
           approvals: (await w.deps.policy?.current())?.approvals.length ? await approvalsOf(mine.deps, session.owner ?? PERSONAL_OWNER) : undefined,
+          activity: await activityFor(w, mine, session.owner),
         });
         sendHtml(res, 200, nonce, body, view.cookie ? { 'set-cookie': view.cookie } : {});
       },
@@ -315,6 +320,18 @@ async function budgetsFor(w: WebDeps, viewer: string | undefined): Promise<PageM
 }
 
 /** Everyone on the team and what they have, when the viewer is an admin; undefined for everyone else. */
+const ACTIVITY_ROWS = 30;
+
+/** An admin sees everyone's records (with who); anyone else, through their view of the store, only their own. */
+async function activityFor(w: WebDeps, mine: WebDeps, viewer: string | undefined): Promise<{ rows: ActivityRow[]; everyone: boolean } | undefined> {
+  if (!w.deps.audit) return undefined;
+  const admin = viewer !== undefined && (await w.deps.store.team.users.get(viewer))?.role === 'admin';
+  if (!admin) return { rows: await mine.deps.store.audit.list({ limit: ACTIVITY_ROWS }), everyone: false };
+  const logins = new Map((await w.deps.store.team.users.list()).map((u) => [u.id, u.login]));
+  const rows = await w.deps.store.audit.list({ limit: ACTIVITY_ROWS });
+  return { rows: rows.map((r) => ({ ...r, who: logins.get(r.owner) ?? (r.owner || 'operator') })), everyone: true };
+}
+
 async function peopleFor(w: WebDeps, viewer: string | undefined): Promise<PersonRow[] | undefined> {
   const { store } = w.deps;
   if (viewer === undefined || (await store.team.users.get(viewer))?.role !== 'admin') return undefined;

@@ -27,6 +27,10 @@ async function seedSqlite(location: StoreLocation) {
     secret: { kind: 'oauth', token: 'EwB-access-0001', refreshToken: 'M.C5-refresh-0001', expiresAt: 1_900_000_000_000 },
   });
   await store.accounts.touch(outlook.id);
+  await store.audit.append([
+    { at: '2026-01-01T00:00:00.000Z', owner: '', auth: 'cli', action: 'account.added', account: github.id, outcome: 'ok' },
+    { at: '2026-01-01T00:01:00.000Z', owner: '', auth: 'stdio', action: 'tool.call', tool: 'github_get_issue', effect: 'read', account: github.id, target: 'octo/hello#1', outcome: 'ok', providerStatus: 200, durationMs: 12 },
+  ]);
   const forwarded = await store.triggers.create({
     kind: 'github.new_issue',
     accountId: github.id,
@@ -150,6 +154,8 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
       team_tokens: 1,
       budget_usage: 1,
       policy: 1,
+      audit: 2,
+      audit_chain: 1,
     });
     expect(result.to).not.toContain(decodeURIComponent(new URL(target.databaseUrl!).password));
     expect(fileHash(sqliteFile)).toBe(before);
@@ -165,6 +171,10 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     expect(await pg.subscriptions.verifiedCallback('', 'https://agent.example.net/mcp-events?s=1')).toBeUndefined();
     expect(copied.salesCache).toEqual([['ada@example.com', '{"name":"Ada"}']]);
     expect(await postgresAdapter.raw(target, 'SELECT count(*)::int AS n FROM leases')).toEqual([{ n: 0 }]);
+    // The chain goes across whole: its key, head and records verify in the copy, and it goes on there.
+    expect(await pg.audit.verify()).toEqual({ intact: true, records: 2, from: 1, through: 2 });
+    await pg.audit.append([{ at: '2026-01-02T00:00:00.000Z', owner: '', auth: 'stdio', action: 'tool.call', outcome: 'ok' }]);
+    expect(await pg.audit.verify()).toMatchObject({ intact: true, records: 3 });
 
     // New ids follow SQLite's: above every id it ever gave out, including the deleted newest one.
     const [next] = await pg.triggers.commit(ids.mail, { events: [ev('after-copy')] });
@@ -250,7 +260,8 @@ describe('db copy: a SQLite store into PostgreSQL', () => {
     // SQLite keeps any text; PostgreSQL's json column refuses this one, after accounts, triggers and hooks were written.
     await sqlite.raw(source, "UPDATE events SET payload_json = '{not json' WHERE id = 4");
     await expect(copyStore(source.dataDir, target.databaseUrl!)).rejects.toThrow(/json/i);
-    for (const table of COPIED_TABLES) expect(await postgresAdapter.raw(target, `SELECT count(*)::int AS n FROM ${table.name}`)).toEqual([{ n: 0 }]);
+    // The audit chain's one row is made by the migration, before the copy's transaction.
+    for (const table of COPIED_TABLES) expect(await postgresAdapter.raw(target, `SELECT count(*)::int AS n FROM ${table.name}`)).toEqual([{ n: table.name === 'audit_chain' ? 1 : 0 }]);
   });
 
   it('refuses while a server using the source is running', async () => {

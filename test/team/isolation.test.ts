@@ -174,6 +174,23 @@ describe.each(ADAPTERS)('team isolation on %s', (adapter: Adapter) => {
     expect(people).toMatch(/<td>bob <span class="muted small">bob@contoso.example<\/span><\/td><td>member<\/td><td>active<\/td><td>1<\/td><td>0<\/td><td>0<\/td>/);
     expect(people).not.toContain('mine');
     expect(bobPage.page).not.toContain('id="people"');
+    // The audit trail: bob's view and his page's Activity hold his records only; ada, the admin, sees everyone's with who.
+    const bobsRecords = await store.ownedBy(bob.user.id).audit.list({ limit: 1000 });
+    expect(bobsRecords.length).toBeGreaterThan(0);
+    expect(bobsRecords.every((r) => r.owner === bob.user.id)).toBe(true);
+    // Bob's agents came in with a personal token, named by its id, never by the token itself.
+    const bobsCall = bobsRecords.find((r) => r.action === 'tool.call')!;
+    expect(bobsCall).toMatchObject({ auth: 'personal-token', clientName: 'bob 1', clientId: expect.stringMatching(/^\S+$/) });
+    expect(JSON.stringify(bobsRecords)).not.toContain(bob.token);
+    expect((await store.audit.list({ limit: 1000 })).some((r) => r.owner === ada.user.id && r.action === 'trigger.created')).toBe(true);
+    const bobActivity = /<section class="panel" id="activity"[\s\S]*?<\/section>/.exec(bobPage.page)![0];
+    expect(bobActivity).toContain('Your recent tool calls');
+    expect(bobActivity).not.toContain('trigger.created');
+    expect(bobActivity).not.toContain('<th scope="col">Who</th>');
+    const adaActivity = /<section class="panel" id="activity"[\s\S]*?<\/section>/.exec(adaPage.page)![0];
+    expect(adaActivity).toContain('<th scope="col">Who</th>');
+    expect(adaActivity).toMatch(/<td>bob<\/td>/);
+    expect(adaActivity).toContain('trigger.created');
     expect(await streamed(bobPage)).not.toContain('trigger-event');
     expect(await streamed(adaPage)).toContain('secret plans');
 

@@ -1,5 +1,6 @@
 import { auth, type Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { flushAudit } from '../../src/governance/audit-trail.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ADAPTERS, cleanUp, postgresAdapter, sqlite } from '../store/adapters.js';
 import { launchBrowser } from '../support/browser.js';
@@ -118,6 +119,16 @@ describe('who may sign in', () => {
     expect(params.get('error')).toBe('access_denied');
     expect(params.get('error_description')).toContain('hubot@sbx.example may not sign in to this Switchboard');
     expect(await server.runtime.deps.store.team.users.list()).toHaveLength(2);
+    // Each sign-in, and the refused one, is in the audit trail: who, never an address.
+    const [octocat, monalisa] = await server.runtime.deps.store.team.users.list();
+    await flushAudit(server.runtime.deps.audit);
+    const signIns = (await server.runtime.deps.store.audit.list()).filter((r) => r.action.startsWith('signin')).reverse();
+    expect(signIns.map((r) => [r.action, r.owner, r.target, r.outcome, r.auth])).toEqual([
+      ['signin', octocat!.id, 'github sbx-octocat', 'ok', 'oauth'],
+      ['signin', monalisa!.id, 'github sbx-monalisa', 'ok', 'oauth'],
+      ['signin.refused', '', 'github sbx-hubot', 'refused', 'oauth'],
+    ]);
+    expect(JSON.stringify(signIns)).not.toContain('@sbx.example');
   });
 
   it("finishes a provider's redirect only in the browser that started the sign-in", async () => {

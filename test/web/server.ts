@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { flushAudit } from '../../src/governance/audit-trail.js';
 import { composeDeps } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -98,6 +99,7 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
       await runner.stop();
       log.stop();
       await listener.close();
+      await flushAudit(deps.audit);
       await store.close();
       if (shared) return;
       await sandbox.close();

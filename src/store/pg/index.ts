@@ -3,6 +3,7 @@ import type { Redactor } from '../../redact.js';
 import { assembleStore, type StoreParts } from '../assemble.js';
 import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from '../key-check.js';
 import type { Store } from '../types.js';
+import { pgAudit } from './audit.js';
 import { PgAccountStore } from './accounts.js';
 import { connect, connectionError, displayUrl, passwordOf, type Sql, type Tx } from './connection.js';
 import { PgEventStore } from './events.js';
@@ -51,6 +52,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<Store> {
       budgets: pgBudgets(sql),
       policy: pgPolicy(sql),
       approvals: pgApprovals(sql, key),
+      audit: pgAudit(sql, key),
       owned: (owner) => ({
         accounts: new PgAccountStore(sql, key, options.redactor, guard, owner, touched),
         triggers: new PgTriggerStore(sql, key, guard, Date.now, owner),

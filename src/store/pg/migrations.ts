@@ -303,6 +303,43 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     `,
   },
   {
+    version: 9,
+    // The audit trail (src/store/pg/audit.ts): one chained record per tool call or administrative act.
+    sql: `
+      CREATE TABLE audit (
+        seq bigint PRIMARY KEY,
+        at text NOT NULL,
+        owner text NOT NULL,
+        auth text NOT NULL,
+        client_name text,
+        client_id text,
+        action text NOT NULL,
+        tool text,
+        effect text,
+        account_id text,
+        target text,
+        outcome text NOT NULL,
+        error_class text,
+        provider_status integer,
+        duration_ms integer,
+        approval_id text,
+        prev_hash text NOT NULL,
+        hash text NOT NULL
+      );
+      CREATE INDEX audit_owner ON audit (owner, seq);
+      CREATE INDEX audit_at ON audit (at);
+      CREATE TABLE audit_chain (
+        id integer PRIMARY KEY CHECK (id = 1),
+        key_enc text,
+        head_seq bigint NOT NULL DEFAULT 0,
+        head_hash text NOT NULL DEFAULT '',
+        anchor_seq bigint NOT NULL DEFAULT 0,
+        anchor_hash text NOT NULL DEFAULT ''
+      );
+      INSERT INTO audit_chain (id) VALUES (1);
+    `,
+  },
+  {
     version: 10,
     // The governance policy and the approvals calls wait on (src/store/pg/governance.ts).
     sql: GOVERNANCE_TABLES,

@@ -1,5 +1,6 @@
 import { InputError } from '../../errors.js';
 import { INSTANCE_LEASE_PREFIX } from '../types.js';
+import { reencryptChainKey } from '../audit-chain.js';
 import { newKeyCheck, reencryptSecret, SECRET_TABLES, SHORT_LIVED_TABLES, type Rekeying, type RotateCounts } from '../rekeying.js';
 import { connect, connectionError, displayUrl, NOW_MS } from './connection.js';
 import { openPgStore, type PgStoreOptions } from './index.js';
@@ -38,6 +39,8 @@ export async function openPgRekeying(options: PgStoreOptions): Promise<Rekeying>
           counts.push(rows.length);
         }
         const salesCache = (await tx`DELETE FROM sales_cache`).count;
+        const [chain] = await tx<Array<{ key_enc: string | null }>>`SELECT key_enc FROM audit_chain WHERE id = 1 FOR UPDATE`;
+        if (chain?.key_enc) await tx`UPDATE audit_chain SET key_enc = ${reencryptChainKey(chain.key_enc, from, to)} WHERE id = 1`;
         for (const table of SHORT_LIVED_TABLES) await tx`DELETE FROM ${tx(table)}`;
         await tx`UPDATE meta SET value = ${newKeyCheck(to)} WHERE key = 'key_check'`;
         const [accounts, triggers, hooks, subscriptions] = counts;

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { checkKey, KEY_ROTATED_MESSAGE, KeyRotatedError, type KeyCheckRecord } from '../key-check.js';
+import { sqliteAudit } from './audit.js';
 import { assembleStore, type StoreParts } from '../assemble.js';
 import type { OpenStoreOptions, Store } from '../types.js';
 import { SqliteAccountStore } from './accounts.js';
@@ -45,6 +46,7 @@ export async function openSqliteStore(options: OpenStoreOptions): Promise<Sqlite
       budgets: sqliteBudgets(db),
       policy: sqlitePolicy(db),
       approvals: sqliteApprovals(db, key),
+      audit: sqliteAudit(db, key),
       owned: (owner) => ({
         accounts: new SqliteAccountStore(db, key, options.redactor, guard, owner, touched),
         triggers: new SqliteTriggerStore(db, key, Date.now, guard, owner),

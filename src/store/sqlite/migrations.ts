@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { InputError } from '../../errors.js';
 import { assertMigrationsOrdered, type MigrationResult } from '../migration-rules.js';
 import { DELIVERY_TABLES, EVENT_SUBSCRIPTION_TABLES } from './migration-14.js';
+import { AUDIT_TABLES } from './migration-15.js';
 import { GOVERNANCE_TABLES } from '../governance-rows.js';
 
 export interface Migration {
@@ -353,6 +354,12 @@ export const MIGRATIONS: readonly Migration[] = [
         restore.run(seq, name);
         add.run(name, seq, name);
       }
+    },
+  },
+  {
+    version: 15,
+    up(db) {
+      db.exec(AUDIT_TABLES);
     },
   },
   {

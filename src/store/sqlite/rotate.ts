@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { InputError } from '../../errors.js';
+import { reencryptChainKey } from '../audit-chain.js';
 import { newKeyCheck, reencryptSecret, SECRET_TABLES, SHORT_LIVED_TABLES, type Rekeying, type RotateCounts } from '../rekeying.js';
 import { INSTANCE_LEASE_PREFIX } from '../types.js';
 import { DB_FILE_NAME } from './database.js';
@@ -33,6 +34,8 @@ function sqliteRekeying(db: Database.Database): Omit<Rekeying, 'close'> {
             return rows.length;
           });
           const salesCache = db.prepare('DELETE FROM sales_cache').run().changes;
+          const chain = db.prepare('SELECT key_enc FROM audit_chain WHERE id = 1').get() as { key_enc: string | null } | undefined;
+          if (chain?.key_enc) db.prepare('UPDATE audit_chain SET key_enc = ? WHERE id = 1').run(reencryptChainKey(chain.key_enc, from, to));
           for (const table of SHORT_LIVED_TABLES) db.prepare(`DELETE FROM ${table}`).run();
           db.prepare("UPDATE meta SET value = ? WHERE key = 'key_check'").run(newKeyCheck(to));
           return { accounts: accounts!, triggers: triggers!, hooks: hooks!, subscriptions: subscriptions!, salesCache };
