@@ -1,4 +1,4 @@
-import { metrics, type Counter, type Histogram, type Meter, type UpDownCounter } from '@opentelemetry/api';
+import { metrics, type Counter, type Histogram, type Meter, type ObservableGauge } from '@opentelemetry/api';
 
 /** The MCP semantic conventions' buckets for operation and session durations, in seconds. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -8,7 +8,7 @@ const LAG_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600
 export interface Instruments {
   operationDuration: Histogram;
   sessionDuration: Histogram;
-  sessions: UpDownCounter;
+  sessions: ObservableGauge;
   providerRequests: Counter;
   providerDuration: Histogram;
   webhookDeliveries: Counter;
@@ -41,7 +41,7 @@ function build(meter: Meter): Instruments {
     meter,
     operationDuration: seconds('mcp.server.operation.duration', 'MCP requests handled, by method and tool'),
     sessionDuration: seconds('mcp.server.session.duration', 'MCP sessions over Streamable HTTP, from initialize to their end', [1, 10, 60, 300, 900, 1800, 3600, 14400, 86400]),
-    sessions: meter.createUpDownCounter('switchboard.mcp.sessions', { description: 'MCP sessions open now over Streamable HTTP', unit: '{session}' }),
+    sessions: meter.createObservableGauge('switchboard.mcp.sessions', { description: 'MCP sessions open now over Streamable HTTP', unit: '{session}' }),
     providerRequests: meter.createCounter('switchboard.provider.requests', { description: 'Requests sent to providers, each retry counted, by provider, status and retry', unit: '{request}' }),
     providerDuration: seconds('http.client.request.duration', 'Provider requests, each attempt'),
     webhookDeliveries: meter.createCounter('switchboard.webhook.deliveries', { description: 'Provider webhook deliveries received, by provider and outcome (accepted or why refused)', unit: '{delivery}' }),
