@@ -1,6 +1,6 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
 
-export { SpanKind, type Attributes, type Context, type Span };
+export { ROOT_CONTEXT, SpanKind, type Attributes, type Context, type Span };
 
 /** Set once the SDK is started with a span exporter; until then no span is made and nothing is asked of the API. */
 let tracing = false;

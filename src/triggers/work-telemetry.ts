@@ -1,6 +1,6 @@
 import type { Delivery } from '../store/types.js';
 import { instruments } from '../telemetry/metrics.js';
-import { failSpan, inSpan, SpanKind, tracingOn } from '../telemetry/trace.js';
+import { failSpan, inSpan, ROOT_CONTEXT, SpanKind, tracingOn } from '../telemetry/trace.js';
 
 /**
  * One attempt to deliver an event to a webhook URL (a trigger's forward or an MCP Events subscription): a span
@@ -16,6 +16,8 @@ export async function observeDelivery(delivery: Delivery, send: () => Promise<bo
       'event delivery',
       {
         kind: SpanKind.PRODUCER,
+        // Background work starts a trace of its own, whichever request happened to wake the runner.
+        parent: ROOT_CONTEXT,
         attributes: { 'switchboard.delivery.route': route, 'switchboard.delivery.attempt': delivery.attempts + 1, 'switchboard.trigger.kind': delivery.event.kind },
       },
       async (span) => {
@@ -35,7 +37,7 @@ export async function observeDelivery(delivery: Delivery, send: () => Promise<bo
 /** One poll of a trigger: a span `poll {kind}` over the provider requests it makes, and the poll counted by kind. */
 export function observePoll(kind: string, poll: () => Promise<void>): Promise<void> {
   instruments()?.polls.add(1, { 'switchboard.trigger.kind': kind });
-  return tracingOn() ? inSpan(`poll ${kind}`, { attributes: { 'switchboard.trigger.kind': kind } }, poll) : poll();
+  return tracingOn() ? inSpan(`poll ${kind}`, { parent: ROOT_CONTEXT, attributes: { 'switchboard.trigger.kind': kind } }, poll) : poll();
 }
 
 /** Polls and deliveries this process claimed from the shared store. */
