@@ -142,6 +142,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       checks: {
         store: storeCheck(await store.health.check()),
         ...(lease && { lease: leaseCheck(lease) }),
+        ...(team && { issuer: await team.readiness() }),
         shutdown: shutdown.stopping.aborted ? { ok: false, reason: 'shutting down: the calls in flight finish, no new ones are taken' } : { ok: true },
       },
     });
