@@ -74,3 +74,13 @@ export function activeSpanIds(): { trace_id: string; span_id: string } | undefin
   const { traceId, spanId } = span.spanContext();
   return { trace_id: traceId, span_id: spanId };
 }
+
+/**
+ * A span for work that turned out slow, made once it is over (so fast work costs one clock read): a child of the
+ * active span, from `startedAt` (performance.now()) to now.
+ */
+export function recordSlow(name: string, startedAt: number, attributes: Attributes, failed?: string): void {
+  const span = tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes, startTime: performance.timeOrigin + startedAt }, context.active());
+  if (failed) failSpan(span, failed);
+  span.end();
+}
