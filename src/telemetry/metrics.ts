@@ -16,6 +16,7 @@ export interface Instruments {
   deliveryLag: Histogram;
   claimed: Counter;
   polls: Counter;
+  reconnectRequired: Counter;
   meter: Meter;
 }
 
@@ -48,6 +49,7 @@ function build(meter: Meter): Instruments {
     deliveryAttempts: meter.createCounter('switchboard.event.delivery.attempts', { description: 'Attempts to deliver an event to a webhook URL, by route and outcome', unit: '{attempt}' }),
     deliveryLag: seconds('switchboard.event.delivery.lag', 'From an event committed to the log to its delivery', LAG_BUCKETS),
     claimed: meter.createCounter('switchboard.work.claimed', { description: 'Polls and deliveries this process claimed from the shared store', unit: '{item}' }),
-    polls: meter.createCounter('switchboard.trigger.polls', { description: 'Trigger polls run, by trigger kind and outcome', unit: '{poll}' }),
+    polls: meter.createCounter('switchboard.trigger.polls', { description: 'Trigger polls run, by trigger kind', unit: '{poll}' }),
+    reconnectRequired: meter.createCounter('switchboard.accounts.reconnect_required', { description: 'Accounts whose provider refused to renew their sign-in: they need reconnecting', unit: '{account}' }),
   };
 }
