@@ -49,7 +49,7 @@ export async function serve(config: Config, io: ServeIo): Promise<Running> {
   const logger = createLogger({ level: config.logLevel, redactor });
   const manifest = readToolManifest();
   const listed = manifest && manifestTools(manifest, config);
-  const telemetry = await startTelemetry(config.telemetry ?? { otlpMetrics: false, prometheus: false, serviceName: 'switchboard' }, VERSION);
+  const telemetry = await startTelemetry(config.telemetry ?? { otlpMetrics: false, metricsIntervalMs: 60_000, prometheus: false, serviceName: 'switchboard' }, VERSION);
   const options = { redactor, logger, version: VERSION, since, metrics: telemetry.metricsHandler };
 
   let resolveClosed!: () => void;

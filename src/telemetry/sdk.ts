@@ -29,7 +29,7 @@ export async function startSdk(settings: TelemetrySettings, version: string): Pr
   const prometheus = settings.prometheus ? new PrometheusExporter({ preventServerStart: true }) : undefined;
   // The exporter brings its own copy of sdk-metrics (2.12.0 beside 2.12.1): the same reader, typed twice.
   if (prometheus) readers.push(prometheus as unknown as MetricReader);
-  if (settings.otlpMetrics) readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() }));
+  if (settings.otlpMetrics) readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: settings.metricsIntervalMs }));
   if (readers.length) {
     const provider = new MeterProvider({ resource, readers });
     metrics.setGlobalMeterProvider(provider);

@@ -8,6 +8,8 @@ export interface TelemetrySettings {
   traces?: OtlpProtocol;
   /** Metrics go over OTLP (http/json: the OTLP/HTTP receivers of collectors take both encodings). */
   otlpMetrics: boolean;
+  /** OTEL_METRIC_EXPORT_INTERVAL: milliseconds between OTLP metric exports. */
+  metricsIntervalMs: number;
   /** SWITCHBOARD_METRICS=on: the listener serves Prometheus text at /metrics. */
   prometheus: boolean;
   /** SWITCHBOARD_METRICS_PORT: /metrics on its own listener on 127.0.0.1 instead. */
@@ -29,6 +31,7 @@ export function telemetrySettings(env: Env): TelemetrySettings {
   return {
     traces: traces ? protocol : undefined,
     otlpMetrics,
+    metricsIntervalMs: intervalOf(env.OTEL_METRIC_EXPORT_INTERVAL),
     prometheus: switchOf(env.SWITCHBOARD_METRICS) || metricsPort !== undefined,
     metricsPort,
     serviceName: env.OTEL_SERVICE_NAME?.trim() || 'switchboard',
@@ -68,4 +71,11 @@ function portOf(value: string | undefined): number | undefined {
   const port = Number(value);
   if (Number.isInteger(port) && port > 0 && port < 65536) return port;
   throw new InputError(`SWITCHBOARD_METRICS_PORT="${value}" must be a port number (1-65535); /metrics is then served on 127.0.0.1 at that port.`, 'SWITCHBOARD_METRICS_PORT');
+}
+
+function intervalOf(value: string | undefined): number {
+  if (!value?.trim()) return 60_000;
+  const ms = Number(value);
+  if (Number.isInteger(ms) && ms >= 100) return ms;
+  throw new InputError(`OTEL_METRIC_EXPORT_INTERVAL="${value}" must be a whole number of milliseconds, 100 or more (60000 unless set).`, 'OTEL_METRIC_EXPORT_INTERVAL');
 }

@@ -7,7 +7,7 @@ const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
 describe('telemetry settings from the standard OpenTelemetry environment', () => {
   it('are all off without any of it, so the SDK is never loaded', () => {
     const settings = telemetrySettings({});
-    expect(settings).toEqual({ traces: undefined, otlpMetrics: false, prometheus: false, metricsPort: undefined, serviceName: 'switchboard' });
+    expect(settings).toEqual({ traces: undefined, otlpMetrics: false, metricsIntervalMs: 60_000, prometheus: false, metricsPort: undefined, serviceName: 'switchboard' });
     expect(telemetryWanted(settings)).toBe(false);
     expect(loadConfig({}, {}).telemetry).toEqual(settings);
   });

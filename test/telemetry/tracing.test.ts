@@ -55,6 +55,7 @@ beforeAll(async () => {
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_SERVICE_NAME: 'switchboard-under-test',
     OTEL_BSP_SCHEDULE_DELAY: '100',
+    OTEL_METRIC_EXPORT_INTERVAL: '500',
     SWITCHBOARD_METRICS: 'on',
   });
   base = serve.url.replace(/\/mcp$/, '');
@@ -173,8 +174,9 @@ describe('traces over OTLP (http/json)', () => {
     expect(forwarded).toHaveLength(1);
   });
 
-  it('puts no secret, token, body or login in any exported span', async () => {
+  it('exports the metrics over OTLP too, and puts no secret, token, body or login in any exported span or figure', async () => {
     await until(() => receiver.spans.some((s) => s.name === 'event delivery'), 'the spans of the other tests');
+    await until(() => receiver.bodies.some((b) => b.includes('"mcp.server.operation.duration"') && b.includes('"switchboard.webhook.deliveries"')), 'an OTLP metrics export');
     const exported = receiver.bodies.join('\n');
     for (const secret of [...Object.values(SANDBOX_TOKENS), TOKEN, VERCEL_SECRET, BODY, 'sbx-octocat', 'hello-world-telemetry']) {
       expect(exported.includes(secret), `exported telemetry holds ${secret}`).toBe(false);
