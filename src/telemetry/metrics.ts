@@ -14,6 +14,7 @@ export interface Instruments {
   webhookDeliveries: Counter;
   deliveryAttempts: Counter;
   deliveryLag: Histogram;
+  backlog: ObservableGauge;
   claimed: Counter;
   polls: Counter;
   reconnectRequired: Counter;
@@ -48,6 +49,7 @@ function build(meter: Meter): Instruments {
     webhookDeliveries: meter.createCounter('switchboard.webhook.deliveries', { description: 'Provider webhook deliveries received, by provider and outcome (accepted or why refused)', unit: '{delivery}' }),
     deliveryAttempts: meter.createCounter('switchboard.event.delivery.attempts', { description: 'Attempts to deliver an event to a webhook URL, by route and outcome', unit: '{attempt}' }),
     deliveryLag: seconds('switchboard.event.delivery.lag', 'From an event committed to the log to its delivery', LAG_BUCKETS),
+    backlog: meter.createObservableGauge('switchboard.event.delivery.backlog', { description: 'Deliveries pending in the store: due now, or waiting for a later attempt', unit: '{delivery}' }),
     claimed: meter.createCounter('switchboard.work.claimed', { description: 'Polls and deliveries this process claimed from the shared store', unit: '{item}' }),
     polls: meter.createCounter('switchboard.trigger.polls', { description: 'Trigger polls run, by trigger kind', unit: '{poll}' }),
     reconnectRequired: meter.createCounter('switchboard.accounts.reconnect_required', { description: 'Accounts whose provider refused to renew their sign-in: they need reconnecting', unit: '{account}' }),

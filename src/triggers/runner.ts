@@ -10,7 +10,7 @@ import { INSTANCE_LEASE_PREFIX, type Delivery, type Store, type Trigger } from '
 import type { ToolDeps } from '../tool.js';
 import type { EventLog } from './event-log.js';
 import { DEFAULT_FORWARD_OPTIONS, forwardOnce, type ForwardOptions } from './forward.js';
-import { countClaimed, observeDelivery, observePoll } from './work-telemetry.js';
+import { countClaimed, observeBacklog, observeDelivery, observePoll } from './work-telemetry.js';
 import { forwardDispatcher } from '../http/forward-guard.js';
 import { RETENTION_EVERY_MS, sweepEventLog } from './retention.js';
 
@@ -70,6 +70,7 @@ export class Runner {
   private forwardAgain = false;
   private stopping = false;
   private unlisten: (() => void) | undefined;
+  private unobserve: (() => void) | undefined;
   private readonly ttl: number;
   private readonly pollKinds: string[];
   private readonly forward: ForwardOptions;
@@ -85,6 +86,7 @@ export class Runner {
   }
 
   async start(): Promise<void> {
+    this.unobserve = observeBacklog(this.o.store.work);
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.o.tickMs ?? 1_000);
     // A commit's forwards and subscription deliveries are due at once: the log's news (this process's commits at once,
@@ -101,6 +103,7 @@ export class Runner {
   }
 
   async stop(): Promise<void> {
+    this.unobserve?.();
     clearInterval(this.timer);
     clearInterval(this.retentionTimer);
     this.timer = undefined;

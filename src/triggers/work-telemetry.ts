@@ -44,3 +44,17 @@ export function observePoll(kind: string, poll: () => Promise<void>): Promise<vo
 export function countClaimed(work: 'poll' | 'delivery', count: number): void {
   if (count > 0) instruments()?.claimed.add(count, { work });
 }
+
+/** Reports the deliveries pending in the store (due now, and waiting for a later attempt) at each collection; returns what stops it. */
+export function observeBacklog(work: { deliveryBacklog(): Promise<{ due: number; waiting: number }> }): () => void {
+  const gauge = instruments()?.backlog;
+  if (!gauge) return () => undefined;
+  const report = async (result: { observe(value: number, attributes: Record<string, string>): void }) => {
+    const backlog = await work.deliveryBacklog().catch(() => undefined);
+    if (!backlog) return;
+    result.observe(backlog.due, { state: 'due' });
+    result.observe(backlog.waiting, { state: 'waiting' });
+  };
+  gauge.addCallback(report);
+  return () => gauge.removeCallback(report);
+}

@@ -198,5 +198,10 @@ describe('metrics at /metrics', () => {
     expect(sample(after, 'switchboard_provider_requests_total', { switchboard_provider: 'github', http_response_status_code: '201' })).toBeGreaterThanOrEqual(1);
     expect(sample(after, 'switchboard_webhook_deliveries_total', { switchboard_provider: 'vercel', outcome: 'bad_signature' })).toBeGreaterThanOrEqual(1);
     expect(sample(after, 'switchboard_mcp_sessions')).toBeGreaterThanOrEqual(1);
+    // The forward of the webhook test: one attempt, delivered, its lag measured, nothing left pending.
+    expect(sample(after, 'switchboard_event_delivery_attempts_total', { route: 'forward', outcome: 'delivered' })).toBe(1);
+    expect(sample(after, 'switchboard_event_delivery_lag_count', { route: 'forward' })).toBe(1);
+    expect(sample(after, 'switchboard_event_delivery_backlog', { state: 'due' })).toBe(0);
+    expect(sample(after, 'switchboard_work_claimed_total', { work: 'delivery' })).toBeGreaterThanOrEqual(1);
   });
 });
