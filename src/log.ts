@@ -24,7 +24,7 @@ export function createLogger(options: { stream?: Writable; level?: Level; redact
     if (ORDER[level] < min) return;
     const request = currentRequest();
     const scope = request && { request_id: request.requestId, ...(request.mcpRequestId !== undefined && { mcp_request_id: request.mcpRequestId }) };
-    const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...scope, ...activeSpanIds(), ...fields });
+    const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields, ...scope, ...activeSpanIds() });
     stream.write((options.redactor ? options.redactor.redact(line) : line) + '\n');
   };
   return {
