@@ -13,6 +13,7 @@ import { benchPush } from './push.js';
 import { benchRevisionLoad } from './revision-load.js';
 import { benchRevisionOverhead } from './revision-overhead.js';
 import { benchStartup } from './startup.js';
+import { benchTelemetry } from './telemetry.js';
 import { benchTokens } from './tokens.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -22,6 +23,7 @@ const benches = {
   startup: () => benchStartup({ runs: n('BENCH_STARTUP_RUNS', 15) }),
   overhead: () => benchOverhead({ calls: n('BENCH_CALLS', 1000) }),
   'http-load': () => benchHttpLoad({ sessions: 50, seconds: n('BENCH_LOAD_SECONDS', 8) }),
+  telemetry: () => benchTelemetry({ calls: n('BENCH_CALLS', 1000) }),
   'revision-overhead': () => benchRevisionOverhead({ calls: n('BENCH_CALLS', 1000) }),
   'revision-load': () => benchRevisionLoad({ clients: 50, seconds: n('BENCH_LOAD_SECONDS', 8) }),
   webhooks: () => benchWebhooks({ perRound: n('BENCH_DELIVERIES', 2000), rounds: n('BENCH_WEBHOOK_ROUNDS', 13) }),

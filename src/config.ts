@@ -5,6 +5,7 @@ import { teamConfig, type TeamConfig } from './team-settings.js';
 import { parseToolList } from './tool-selection.js';
 import { OAUTH_PROVIDERS, oauthRecord, type OAuthProvider, PROVIDER_RECORDS, PROVIDERS, type Provider } from './providers.js';
 import { didYouMean } from './suggest.js';
+import { telemetrySettings, type TelemetrySettings } from './telemetry/settings.js';
 
 /** How long the audit trail keeps records unless SWITCHBOARD_AUDIT_RETENTION_DAYS says otherwise. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
@@ -49,6 +50,8 @@ export interface Config {
   sandbox: boolean;
   transport: 'stdio' | 'http';
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Traces and metrics, from the standard OpenTelemetry environment and SWITCHBOARD_METRICS(_PORT): all off unless set. */
+  telemetry: TelemetrySettings;
   /** Days a paid sales lookup is answered from the local cache. */
   salesCacheDays: number;
   /** SWITCHBOARD_EVENT_RETENTION_DAYS: events received longer ago are removed from the log, unless still owed a delivery or a retry. */
@@ -225,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Flags
     sandbox,
     transport: flags.http ? 'http' : 'stdio',
     logLevel: logLevel as Config['logLevel'],
+    telemetry: telemetrySettings(env),
   };
 }
 

@@ -21,6 +21,7 @@ import { Drain } from './drain.js';
 import { keepLease, LISTENER_LEASE, type KeptLease } from './lease.js';
 import { storeCheck, type Readiness, type ReadinessCheck } from './http/readiness.js';
 import type { Store } from './store/types.js';
+import { metricsOnMainListener, metricsRoute, startMetricsListener, type MetricsHandler } from './http/metrics-route.js';
 
 /** Everything `serve` runs besides its stdio transport: sandbox, store, tools, event log, runner and HTTP listener. */
 export interface Runtime {
@@ -45,6 +46,8 @@ export interface RuntimeOptions {
   signal?: AbortSignal;
   /** When serve started: the events received since then reach its clients, even those received while this loaded. */
   since?: Date;
+  /** Prometheus text of the metrics, when SWITCHBOARD_METRICS asks for /metrics. */
+  metrics?: MetricsHandler;
 }
 
 /** Starts the runtime; on any failure closes whatever it had started, then throws. */
@@ -60,7 +63,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
   let listener: Listener | undefined;
   const shutdown = new Drain();
+  const metrics = options.metrics;
+  const metricsHere = metrics && metricsOnMainListener({ ...config.http, metricsPort: config.telemetry?.metricsPort });
   try {
+    if (metrics && config.telemetry?.metricsPort !== undefined) {
+      const own = await startMetricsListener(metrics, config.telemetry.metricsPort, logger, options.version);
+      if (own) closers.push(() => own.close());
+    }
     let sandbox: Sandbox | undefined;
     let baseUrls = config.baseUrls;
     const dataDir = config.sandbox ? join(config.dataDir, 'sandbox') : config.dataDir;
@@ -138,6 +147,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       checks: {
         store: storeCheck(await store.health.check()),
         ...(lease && { lease: leaseCheck(lease) }),
+        ...(team && { issuer: await team.readiness() }),
         shutdown: shutdown.stopping.aborted ? { ok: false, reason: 'shutting down: the calls in flight finish, no new ones are taken' } : { ok: true },
       },
     });
@@ -145,6 +155,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       readiness,
       storeRefusal: () => store.health.refusal(),
       routes: [
+        ...(metricsHere ? [metricsRoute(metrics)] : []),
         ...(team?.routes ?? []),
         ...webhookRoutes({ store, kinds: TRIGGER_KINDS, log, logger, groupCommit: config.webhookGroupCommit, requestPoll: (id) => runner.requestPoll(id) }),
         ...webRoutes({ deps, config: { ...config, dataDir, baseUrls, oauth }, logger, sandboxCredentials: sandbox && (await loadSandbox()).sandboxCredentials() }),

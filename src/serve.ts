@@ -9,6 +9,7 @@ import type { Runtime } from './runtime.js';
 import { loadSandbox } from './sandbox/load.js';
 import { manifestTools, readToolManifest } from './mcp/tool-manifest.js';
 import { VERSION } from './version.js';
+import { startTelemetry } from './telemetry/start.js';
 
 export interface ServeIo {
   stdin: NodeJS.ReadableStream;
@@ -48,7 +49,8 @@ export async function serve(config: Config, io: ServeIo): Promise<Running> {
   const logger = createLogger({ level: config.logLevel, redactor });
   const manifest = readToolManifest();
   const listed = manifest && manifestTools(manifest, config);
-  const options = { redactor, logger, version: VERSION, since };
+  const telemetry = await startTelemetry(config.telemetry ?? { otlpMetrics: false, metricsIntervalMs: 60_000, prometheus: false, serviceName: 'switchboard' }, VERSION);
+  const options = { redactor, logger, version: VERSION, since, metrics: telemetry.metricsHandler };
 
   let resolveClosed!: () => void;
   let rejectClosed!: (error: unknown) => void;
@@ -57,7 +59,10 @@ export async function serve(config: Config, io: ServeIo): Promise<Running> {
   if (config.transport === 'http') {
     const { startRuntime } = await import('./runtime.js');
     const mcp = (deps: ServerDeps) => createSurface({ version: VERSION, listed, deps: Promise.resolve(deps) });
-    const runtime = await startRuntime(config, { ...options, mcp });
+    const runtime = await startRuntime(config, { ...options, mcp }).catch(async (error: unknown) => {
+      await telemetry.shutdown();
+      throw error;
+    });
     const url = runtime.listener()!.url;
     const withdraw = runtime.sandbox ? await announceSandbox(runtime, config, `${url}/mcp`, `${url}/`, io) : undefined;
     logger.info('listening', { mcp: `${url}/mcp`, health: `${url}/healthz` });
@@ -67,6 +72,7 @@ export async function serve(config: Config, io: ServeIo): Promise<Running> {
         await runtime.drain();
         withdraw?.();
         await runtime.close();
+        await telemetry.shutdown();
         resolveClosed();
       })());
     return { close, closed };
@@ -113,6 +119,7 @@ export async function serve(config: Config, io: ServeIo): Promise<Running> {
       await connection?.close().catch((e: unknown) => logger.warn('shutdown step failed', { message: String(e) }));
       const started = await runtime?.catch(() => undefined);
       await started?.close();
+      await telemetry.shutdown();
       if (failure === undefined) resolveClosed();
       else rejectClosed(failure);
     })());

@@ -5,6 +5,7 @@ import type { TokenProvider } from '../contracts/accounts.js';
 import { AccountError, ProviderError, reconnectMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Redactor } from '../redact.js';
+import { instruments } from '../telemetry/metrics.js';
 import type { Account, AccountSecret, Store } from '../store/types.js';
 import { isOAuthProvider, OAuthGrantError, OAuthServer, secretFromTokens, type OAuthProvider, type OAuthSettings } from './oauth.js';
 
@@ -92,6 +93,7 @@ export class TokenRefresher implements TokenProvider {
       } catch (error) {
         if (error instanceof OAuthGrantError && error.grantRevoked) {
           await store.accounts.setStatus(account.id, 'needs_reconnect');
+          instruments()?.reconnectRequired.add(1, { 'switchboard.provider': provider });
           this.o.logger?.warn('token refresh refused; account needs reconnecting', { provider, account: account.id, error: error.oauthError });
           throw new AccountError(reconnectMessage(latest), { provider: latest.provider, label: latest.label });
         }

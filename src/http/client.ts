@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { InputError, ProviderError, UnexpectedAnswerError, type ProviderErrorInit, type RateLimit } from '../errors.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRateLimit, type RetryPolicy } from './retry.js';
 import { resolveEndpoint } from './url-guard.js';
+import { observeAttempt } from './provider-telemetry.js';
 
 // undici takes longer to load than anything else on a tool call's path: it loads with the first request, not at start-up.
 let undici: Promise<typeof import('undici')> | undefined;
@@ -167,7 +168,7 @@ export function createApi(options: ApiOptions): Api {
       const headers = { ...buildHeaders(req), ...(cached ? { 'if-none-match': cached.etag } : {}), ...(await options.auth()) };
       let outcome: Awaited<ReturnType<typeof once>>;
       try {
-        outcome = await once(url, req.method, headers, body);
+        outcome = await observeAttempt(options.connector, req.method, url, attempt - 1, () => once(url, req.method, headers, body));
       } catch (error) {
         if (error instanceof InputError || options.signal?.aborted) throw error;
         const kind = networkKind(error);

@@ -5,6 +5,7 @@ import { InputError, StoreUnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { header, type Route } from './incoming.js';
 import { answerReadiness, refuseUnavailable, type Readiness } from './readiness.js';
+import { requestIdOf, withRequest } from '../telemetry/request-id.js';
 
 /** What a module serves on the listener besides plain routes: a protocol with sessions of its own, closed with the listener. */
 export interface Mount {
@@ -85,7 +86,13 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     // How often Node looks for connections past those limits (by default every 30 s, which would let them linger).
     connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs ?? 1_000),
   };
-  const server = createHttpServer(timeouts, async (req, res) => {
+  const server = createHttpServer(timeouts, (req, res) => {
+    // Each request is named by the caller's x-request-id when plain, else a fresh one: the log lines it causes carry it.
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    res.setHeader('x-request-id', requestId);
+    return withRequest(requestId, () => answer(req, res));
+  });
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? '/', 'http://listener');
       if (!options.token && !hostAllowed(req.headers.host)) return plain(res, 403, `Forbidden: Host ${req.headers.host ?? '(none)'} is not served here.`);
@@ -113,7 +120,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       if (!res.headersSent) plain(res, 500, 'Internal error.');
       else res.end();
     }
-  });
+  };
 
   try {
     await new Promise<void>((resolve, reject) => {

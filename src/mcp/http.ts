@@ -15,6 +15,7 @@ import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { eventUpdate } from './event-notes.js';
 import { refusedListen, type Surface } from './server.js';
 import { closeCancelledStreams, resumeOrPrime, sendNotificationsDirectly, SSE_RETRY_MS } from './streams.js';
+import { measuredSessions } from './telemetry.js';
 
 export interface McpHttpOptions {
   mcp: Surface;
@@ -82,7 +83,7 @@ export async function mcpOverHttp(options: McpHttpOptions): Promise<Mount & { se
   const resource = options.team ? protectedResource(options.team) : undefined;
   const maxSessions = options.maxSessions ?? 200;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
-  const sessions = new Map<string, Session>();
+  const sessions = measuredSessions<Session>();
 
   const closeSession = async (id: string) => {
     const session = sessions.get(id);

@@ -1,5 +1,6 @@
 import { ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import { observeRequest } from './telemetry.js';
 
 /**
  * A JSON-RPC error sent with its message as written. The SDK's ProtocolError writes "MCP error <code>: " into its
@@ -36,18 +37,20 @@ type Method = keyof typeof PARAMS;
 /**
  * The SDK's server, each request's params checked before the SDK's own check: that answers a malformed request with
  * a dump of the schema's issues (tools/call) or -32603, internal error (the rest), where a caller's mistake is -32602
- * naming the field.
+ * naming the field. Every request is observed (a span, the operation-duration figure, its id on log lines).
  */
 export class CheckedServer extends Server {
   protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
     const wrapped = super._wrapHandler(method, handler);
     const schema = PARAMS[method as Method];
-    if (!schema) return wrapped;
-    return (request, ctx) => {
-      const parsed = schema.safeParse(request.params);
-      if (!parsed.success) throw invalidParams(`Invalid ${method} request: ${describeIssues(parsed.error)}.`);
-      return wrapped(request, ctx);
-    };
+    const checked: typeof wrapped = schema
+      ? (request, ctx) => {
+          const parsed = schema.safeParse(request.params);
+          if (!parsed.success) throw invalidParams(`Invalid ${method} request: ${describeIssues(parsed.error)}.`);
+          return wrapped(request, ctx);
+        }
+      : wrapped;
+    return (request, ctx) => observeRequest(method, request, ctx, () => checked(request, ctx)) as ReturnType<typeof wrapped>;
   }
 }
 

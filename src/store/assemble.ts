@@ -27,5 +27,5 @@ export function assembleStore<S extends Store & { ownedBy(owner: string): S } = 
 }
 
 function guardEach<T extends object>(health: TrackedHealth, parts: T): T {
-  return Object.fromEntries(Object.entries(parts).map(([name, part]) => [name, health.guard(part as object)])) as T;
+  return Object.fromEntries(Object.entries(parts).map(([name, part]) => [name, health.guard(part as object, name)])) as T;
 }

@@ -1,4 +1,8 @@
 import { StoreUnavailableError } from '../errors.js';
+import { errorType, recordSlow, tracingOn } from '../telemetry/trace.js';
+
+/** Store calls that take this long or more get a span of their own (shorter ones would drown the trace). */
+const SLOW_STORE_MS = 20;
 
 /** What an adapter knows of checking its own store; each check throws a StoreUnavailableError saying what failed. */
 export interface StoreProbe {
@@ -77,22 +81,27 @@ export class TrackedHealth implements StoreHealth {
    * The same store object, each method first refused while the store is known damaged, and each failure observed.
    * Plain objects holding stores (the team's) are guarded member by member.
    */
-  guard<T extends object>(target: T): T {
+  guard<T extends object>(target: T, part = 'store'): T {
     const guarded = Object.create(target) as Record<string, unknown>;
     for (const name of functionNames(target)) {
       const method = (target as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!;
       guarded[name] = async (...args: unknown[]) => {
         const refused = this.refusal();
         if (refused) throw refused;
+        const started = tracingOn() ? performance.now() : undefined;
+        let failed: string | undefined;
         try {
           return await method.apply(target, args);
         } catch (error) {
+          failed = errorType(error);
           throw this.observe(error);
+        } finally {
+          if (started !== undefined && performance.now() - started >= SLOW_STORE_MS) recordSlow(`store ${part}.${name}`, started, { 'db.operation.name': `${part}.${name}` }, failed);
         }
       };
     }
     if (Object.getPrototypeOf(target) === Object.prototype) {
-      for (const [name, value] of Object.entries(target)) if (value && typeof value === 'object') guarded[name] = this.guard(value);
+      for (const [name, value] of Object.entries(target)) if (value && typeof value === 'object') guarded[name] = this.guard(value, `${part}.${name}`);
     }
     return guarded as T;
   }

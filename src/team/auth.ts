@@ -15,6 +15,8 @@ import { AUTH_PATHS, createAuthServer, serveAuth } from './provider.js';
 import { tokenVerifier, type Verified } from './resource.js';
 import { signInRoutes } from './sign-in.js';
 import { personalTokenVerifier, withPersonalTokens } from './tokens.js';
+import type { ReadinessCheck } from '../http/readiness.js';
+import { builtInIssuerCheck, externalIssuerCheck } from './issuer-readiness.js';
 
 export interface TeamAuthOptions {
   /** --public-url: an origin; the issuer, and `<public URL>/mcp` is the resource. */
@@ -55,6 +57,8 @@ export interface TeamAuth {
   routes: Route[];
   /** The caller a bearer token stands for, or why it cannot be used. */
   verify(token: string): Promise<Verified>;
+  /** Readiness of the issuer: the built-in one's keys are loaded, an external one's keys can be read. */
+  readiness(): Promise<ReadinessCheck>;
 }
 
 /** Team mode: the built-in authorization server (or an external issuer), its sign-in, and the MCP endpoint as its protected resource. */
@@ -95,6 +99,7 @@ export async function startTeamAuth(o: TeamAuthOptions): Promise<TeamAuth> {
     resource,
     routes,
     verify: withPersonalTokens(personalTokens(o, resource), tokenVerifier({ provider, users: o.store.team.users })),
+    readiness: builtInIssuerCheck,
   };
 }
 
@@ -121,6 +126,7 @@ async function externalAuth(o: TeamAuthOptions, settings: ExternalIssuerConfig, 
       personalTokens(o, resource),
       externalVerifier({ metadata, settings, resource, users: o.store.team.users, allow: o.allow, admins: o.admins, logger: o.logger }),
     ),
+    readiness: externalIssuerCheck(metadata.jwks_uri),
   };
 }
 

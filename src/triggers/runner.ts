@@ -10,6 +10,7 @@ import { INSTANCE_LEASE_PREFIX, type Delivery, type Store, type Trigger } from '
 import type { ToolDeps } from '../tool.js';
 import type { EventLog } from './event-log.js';
 import { DEFAULT_FORWARD_OPTIONS, forwardOnce, type ForwardOptions } from './forward.js';
+import { countClaimed, observeBacklog, observeDelivery, observePoll } from './work-telemetry.js';
 import { forwardDispatcher } from '../http/forward-guard.js';
 import { RETENTION_EVERY_MS, sweepEventLog } from './retention.js';
 
@@ -71,6 +72,7 @@ export class Runner {
   private forwardAgain = false;
   private stopping = false;
   private unlisten: (() => void) | undefined;
+  private unobserve: (() => void) | undefined;
   private readonly ttl: number;
   private readonly pollKinds: string[];
   private readonly forward: ForwardOptions;
@@ -86,6 +88,7 @@ export class Runner {
   }
 
   async start(): Promise<void> {
+    this.unobserve = observeBacklog(this.o.store.work);
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.o.tickMs ?? 1_000);
     // A commit's forwards and subscription deliveries are due at once: the log's news (this process's commits at once,
@@ -105,6 +108,7 @@ export class Runner {
   }
 
   async stop(): Promise<void> {
+    this.unobserve?.();
     clearInterval(this.timer);
     clearInterval(this.retentionTimer);
     this.timer = undefined;
@@ -159,9 +163,11 @@ export class Runner {
   private async claimPolls(): Promise<void> {
     const free = POLLS_AT_ONCE - this.polling.size;
     if (free <= 0 || this.pollKinds.length === 0) return;
-    for (const trigger of await this.o.store.work.claimPolls(this.holder, this.pollKinds, free, this.ttl)) {
+    const claimed = await this.o.store.work.claimPolls(this.holder, this.pollKinds, free, this.ttl);
+    countClaimed('poll', claimed.length);
+    for (const trigger of claimed) {
       const kind = this.o.kinds.get(trigger.kind);
-      if (kind?.poll) this.track(this.pollOne(trigger, kind));
+      if (kind?.poll) this.track(observePoll(trigger.kind, () => this.pollOne(trigger, kind)));
     }
   }
 
@@ -219,7 +225,7 @@ export class Runner {
   }
 
   private sendOne(delivery: Delivery): Promise<unknown> {
-    const sent = delivery.subscription ? this.deliverToSubscription(delivery) : forwardOnce(this.o.store.events, delivery, this.forward);
+    const sent = observeDelivery(delivery, () => (delivery.subscription ? this.deliverToSubscription(delivery) : forwardOnce(this.o.store.events, delivery, this.forward)));
     return sent.catch((error: Error) => this.o.logger.error('forwarding failed', { delivery: delivery.id, message: error.message }));
   }
 
@@ -240,6 +246,7 @@ export class Runner {
         const free = DELIVERIES_IN_FLIGHT - sending.size;
         if (!drained && !this.stopping && free >= (sending.size ? CLAIM_WHEN_FREE : 1)) {
           const due = await this.o.store.work.claimDeliveries(this.holder, free, this.ttl);
+          countClaimed('delivery', due.length);
           drained = due.length < free;
           for (const delivery of due) {
             const job = this.sendOne(delivery).finally(() => sending.delete(job));

@@ -7,6 +7,7 @@ import { BodyBudget, refuseUnread } from './body-budget.js';
 import { GroupCommit } from './group-commit.js';
 import { outlookNotificationRoutes } from './outlook-notifications.js';
 import type { TriggerKind, WebhookDelivery, WebhookIntake } from '../contracts/triggers.js';
+import { intakeStep, observeIntake, type IntakeOutcome } from './intake-telemetry.js';
 
 /** GitHub sends at most 25 MB; anything larger is not a delivery. */
 const MAX_DELIVERY_BYTES = 26 * 1024 * 1024;
@@ -46,7 +47,7 @@ export function webhookRoutes(deps: WebhookDeps): Route[] {
   };
   return [
     ...webhookIntakes(deps.kinds).map(
-      (source): Route => ({ method: 'POST', path: `/webhooks/${source.provider}/`, public: true, handle: (req, res, url) => take(intake, source, req, res, url) }),
+      (source): Route => ({ method: 'POST', path: `/webhooks/${source.provider}/`, public: true, handle: (req, res, url) => observeIntake(source.provider, req, () => take(intake, source, req, res, url)) }),
     ),
     ...outlookNotificationRoutes({ ...deps, read, requestPoll: deps.requestPoll ?? ((id) => deps.store.work.pollSoon(id)) }),
   ];
@@ -86,20 +87,20 @@ interface Addressee {
   secrets(): Promise<string[]>;
 }
 
-async function take(deps: Intake, source: WebhookIntake, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function take(deps: Intake, source: WebhookIntake, req: IncomingMessage, res: ServerResponse, url: URL): Promise<IntakeOutcome> {
   const id = url.pathname.slice(`/webhooks/${source.provider}/`.length);
   const addressee = ADDRESS[source.addressedTo].test(id) ? await addresseeOf(deps, source, id) : undefined;
-  if (!addressee) return refuseUnread(res, 404, { error: `unknown ${source.addressedTo}` });
+  if (!addressee) return (refuseUnread(res, 404, { error: `unknown ${source.addressedTo}` }), 'unknown_addressee');
   const raw = await deps.read(req, res);
-  if (!raw) return;
-  if (!source.verify(raw, req.headers, await addressee.secrets())) {
+  if (!raw) return 'unread';
+  if (!(await intakeStep('verify', async () => source.verify(raw, req.headers, await addressee.secrets())))) {
     deps.logger.warn(`${source.provider} delivery refused: bad signature`, { [source.addressedTo]: id });
-    return reply(res, 401, { error: 'signature mismatch' });
+    return (reply(res, 401, { error: 'signature mismatch' }), 'bad_signature');
   }
   const delivery = source.delivery(raw, req.headers);
-  if (delivery === 'ping') return reply(res, 200, { ok: true });
-  if ('malformed' in delivery) return reply(res, 400, { error: delivery.malformed });
-  await deliver(deps, res, addressee.triggers, source.provider, delivery);
+  if (delivery === 'ping') return (reply(res, 200, { ok: true }), 'ping');
+  if ('malformed' in delivery) return (reply(res, 400, { error: delivery.malformed }), 'malformed');
+  return deliver(deps, res, addressee.triggers, source.provider, delivery);
 }
 
 async function addresseeOf(deps: Intake, source: WebhookIntake, id: string): Promise<Addressee | undefined> {
@@ -121,24 +122,27 @@ async function addresseeOf(deps: Intake, source: WebhookIntake, id: string): Pro
 }
 
 /** Commits every matching trigger's events, then answers: 200 once all are stored, 503 (send it again) when any is not. */
-async function deliver(deps: Intake, res: ServerResponse, triggers: Trigger[], provider: string, delivery: WebhookDelivery): Promise<void> {
-  const commits: Array<Promise<TriggerEvent[]>> = [];
-  for (const trigger of triggers) {
-    const source = deps.kinds.get(trigger.kind)?.webhook;
-    if (source?.provider !== provider) continue;
-    const events = source.match(delivery, trigger.config);
-    if (events.length) commits.push(deps.commit(trigger.id, { events }));
-  }
-  const outcomes = await Promise.allSettled(commits);
+async function deliver(deps: Intake, res: ServerResponse, triggers: Trigger[], provider: string, delivery: WebhookDelivery): Promise<IntakeOutcome> {
+  const outcomes = await intakeStep('commit', () => {
+    const commits: Array<Promise<TriggerEvent[]>> = [];
+    for (const trigger of triggers) {
+      const source = deps.kinds.get(trigger.kind)?.webhook;
+      if (source?.provider !== provider) continue;
+      const events = source.match(delivery, trigger.config);
+      if (events.length) commits.push(deps.commit(trigger.id, { events }));
+    }
+    return Promise.allSettled(commits);
+  });
   const accepted = outcomes.reduce((n, o) => n + (o.status === 'fulfilled' ? o.value.length : 0), 0);
   // Committed is what the sender needs to hear; telling this process's clients need not hold up the answer.
   // A failed read is retried by the log's own timer.
   if (accepted) void deps.log.poke().catch(() => undefined);
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (!failed) return reply(res, 200, { accepted });
+  if (!failed) return (reply(res, 200, { accepted }), 'accepted');
   // What was stored stays stored: the redelivery is deduplicated against it.
   deps.logger.error('delivery not stored', { provider, delivery: delivery.id, message: String((failed.reason as Error)?.message ?? failed.reason) });
   reply(res, 503, { error: 'The delivery could not be stored; send it again.' });
+  return 'not_stored';
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

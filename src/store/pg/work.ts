@@ -50,6 +50,14 @@ export class PgWorkStore implements WorkStore {
     await this.sql`UPDATE triggers SET next_poll_at = 0, poll_again = claimed_by IS NOT NULL WHERE account_id = ${accountId}`;
   }
 
+  async deliveryBacklog(): Promise<{ due: number; waiting: number }> {
+    const now = Date.now();
+    const [row] = await this.sql<Array<{ due: number; waiting: number }>>`
+      SELECT count(*) FILTER (WHERE next_attempt_at <= ${now})::int AS due, count(*) FILTER (WHERE next_attempt_at > ${now})::int AS waiting
+      FROM deliveries WHERE state = 'pending'`;
+    return { due: row!.due, waiting: row!.waiting };
+  }
+
   async claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]> {
     const now = Date.now();
     // An attempt's due time and a subscription's refreshBefore were set on the clock of the process that wrote them; claims use the database's.

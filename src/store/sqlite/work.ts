@@ -55,6 +55,13 @@ export class SqliteWorkStore implements WorkStore {
     this.db.prepare('UPDATE triggers SET next_poll_at = 0, poll_again = claimed_by IS NOT NULL WHERE account_id = ?').run(accountId);
   }
 
+  async deliveryBacklog(): Promise<{ due: number; waiting: number }> {
+    const row = this.db
+      .prepare(`SELECT COALESCE(SUM(next_attempt_at <= @now), 0) AS due, COALESCE(SUM(next_attempt_at > @now), 0) AS waiting FROM deliveries WHERE state = 'pending'`)
+      .get({ now: this.clock() }) as { due: number; waiting: number };
+    return { due: row.due, waiting: row.waiting };
+  }
+
   async claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]> {
     const now = this.clock();
     const claim = this.db.transaction(() => {

@@ -206,4 +206,6 @@ export interface WorkStore {
   claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]>;
   /** Extends every claim `holder` has to `ttlMs` from now. */
   renewClaims(holder: string, ttlMs: number): Promise<void>;
+  /** Pending deliveries: due now (claimed or not) and waiting for a later attempt, for the backlog figure. */
+  deliveryBacklog(): Promise<{ due: number; waiting: number }>;
 }
