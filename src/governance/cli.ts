@@ -68,6 +68,7 @@ export function approvalsCommand(approvals: Command, cli: CliKit): void {
 
 /** `switchboard audit [...]`, `audit export`, `audit verify`. */
 export function auditCommand(audit: Command, cli: CliKit): void {
+  audit.addHelpText('after', examples('switchboard audit --since 1d', 'switchboard audit export > audit.ndjson', 'switchboard audit verify'));
   const run = (opts: Record<string, unknown>, action: Parameters<CliKit['withConfig']>[1]) => cli.withConfig(opts, action, { standIns: false, people: true });
   cli
     .withCommon(audit.command('list', { isDefault: true }))

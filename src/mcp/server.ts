@@ -292,7 +292,15 @@ export function createSurface(setup: ServerSetup): Surface {
     });
 
     server.setRequestHandler('tools/call', async ({ params }, ctx) => {
-      const { deps: ownerDeps, tool } = await toolNamed(params.name, ownerOf(ctx));
+      let named: Awaited<ReturnType<typeof toolNamed>>;
+      try {
+        named = await toolNamed(params.name, ownerOf(ctx));
+      } catch (error) {
+        // A policy that cannot be read (the store is down) refuses the call as the tool itself would have failed.
+        if (error instanceof RequestError) throw error;
+        return toErrorResult(error);
+      }
+      const { deps: ownerDeps, tool } = named;
       const deps = { ...ownerDeps, actor: actorOf(server, ctx, ownerDeps.httpAuth) };
       const readOnly = readOnlyCaller(ctx);
       if (readOnly && !(await readOnlyTool(params.name))) {
