@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { deriveKey } from './crypto.js';
+import { deriveKey, encryptSecret } from './crypto.js';
+import { unseal } from './short-lived-rows.js';
 import type { Approval, ApprovalStatus, Approver } from './types.js';
 
 /** The policy and approvals tables: the same statement in both adapters (SQLite migration 16, PostgreSQL 10). */
@@ -89,4 +90,13 @@ export const approvalRow = (a: Omit<Approval, 'status'> & { status?: ApprovalSta
 export function approvalSealer(key: Buffer): (parts: readonly string[]) => string {
   const sealKey = deriveKey(key, 'approvals/seal');
   return (parts) => createHmac('sha256', sealKey).update(JSON.stringify(parts)).digest('base64url');
+}
+
+/** Seals and opens a waiting call's state under a key derived from the store key, for one binding. */
+export function approvalStateBox(key: Buffer): { sealState(plaintext: string, binding: string): Promise<string>; openState(blob: string, binding: string): Promise<string | undefined> } {
+  const stateKey = deriveKey(key, 'approvals/task-state');
+  return {
+    sealState: async (plaintext, binding) => encryptSecret(stateKey, plaintext, `approval-state:${binding}`),
+    openState: async (blob, binding) => unseal(stateKey, blob, `approval-state:${binding}`),
+  };
 }

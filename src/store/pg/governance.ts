@@ -1,4 +1,4 @@
-import { approvalOf, approvalRow, approvalSealer, type ApprovalRow } from '../governance-rows.js';
+import { approvalOf, approvalRow, approvalSealer, approvalStateBox, type ApprovalRow } from '../governance-rows.js';
 import type { ApprovalStore, PolicyStore } from '../types.js';
 import type { Sql } from './connection.js';
 
@@ -27,6 +27,7 @@ export function pgApprovals(sql: Sql, key: Buffer): ApprovalStore {
   const seal = approvalSealer(key);
   return {
     seal: async (parts) => seal(parts),
+    ...approvalStateBox(key),
     async create(approval) {
       await sql`INSERT INTO approvals ${sql(approvalRow(approval) as unknown as Record<string, string | number | null>)}`;
     },

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { approvalOf, approvalRow, approvalSealer, type ApprovalRow } from '../governance-rows.js';
+import { approvalOf, approvalRow, approvalSealer, approvalStateBox, type ApprovalRow } from '../governance-rows.js';
 import type { ApprovalStore, PolicyStore } from '../types.js';
 
 export function sqlitePolicy(db: Database.Database): PolicyStore {
@@ -42,6 +42,7 @@ export function sqliteApprovals(db: Database.Database, key: Buffer): ApprovalSto
   const seal = approvalSealer(key);
   return {
     seal: async (parts) => seal(parts),
+    ...approvalStateBox(key),
     async create(approval) {
       insert.run(approvalRow(approval));
     },

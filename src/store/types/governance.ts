@@ -55,6 +55,13 @@ export type NewApproval = Omit<Approval, 'status' | 'decidedAt' | 'decidedBy' | 
 export interface ApprovalStore {
   /** The seal of one call: an HMAC under a key derived from the store key, so it cannot be made without that key. */
   seal(parts: readonly string[]): Promise<string>;
+  /**
+   * A waiting call's state for its client to hold (an MCP task's requestState): AES-256-GCM under a key derived from
+   * the store key, bound to `binding` (whose call it is), so it cannot be read, edited or moved without that key.
+   */
+  sealState(plaintext: string, binding: string): Promise<string>;
+  /** What sealState sealed for this binding; undefined for anything else (edited, moved to another binding, another key). */
+  openState(blob: string, binding: string): Promise<string | undefined>;
   create(approval: NewApproval): Promise<void>;
   get(id: string): Promise<Approval | undefined>;
   /** The newest approval of `owner` with this seal still waiting or decided and not yet taken, unexpired at `now`. */

@@ -1,0 +1,128 @@
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import { InputError } from '../errors.js';
+import { cancelTask, sealTaskCall, sealTaskResult, taskOf, taskStep, TASK_GRACE_MS } from '../governance/approval-tasks.js';
+import { deniedError, waitingFor } from '../governance/approvals.js';
+import type { Approval } from '../store/types.js';
+import type { ToolDeps } from '../tool.js';
+import { APPROVAL_META_KEY } from './approval.js';
+import { ownerOf } from './auth.js';
+import { RequestError } from './requests.js';
+import { toErrorResult } from './tools.js';
+
+/*
+ * The tasks extension (SEP-2663, 2026-07-28), for one kind of long-running call: a tool call waiting for an approver.
+ * A client that declares the extension on its tools/call gets the waiting call as a task; tasks/get runs it (once)
+ * when the approval is given, or completes it with the denial; tasks/cancel withdraws it. Denied and expired calls
+ * complete with an isError result, as a tool-level outcome the model reads, like every other refusal of a call.
+ */
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const POLL_INTERVAL_MS = 5_000;
+
+/** Whether this request declared the tasks extension: per request, so only a 2026-07-28 request can. */
+export function declaresTasks(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, { extensions?: Record<string, unknown> } | undefined> | undefined;
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY]?.extensions?.[TASKS_EXTENSION] !== undefined;
+}
+
+const times = (approval: Approval) => ({ createdAt: approval.createdAt, lastUpdatedAt: approval.decidedAt ?? approval.createdAt });
+const ttlSeconds = (approval: Approval) => Math.max(0, Math.round((Date.parse(approval.expiresAt) + TASK_GRACE_MS - Date.parse(approval.createdAt)) / 1000));
+
+function waitingMessage(approval: Approval): string {
+  return (
+    `Waiting for ${waitingFor(approval)} to approve ${approval.id} (rule "${approval.rule}"): ${approval.summary}. Nothing was sent. ` +
+    `The approver decides on the Integrations page or with "switchboard approvals approve ${approval.id}"; the call then runs once, on the next tasks/get. ` +
+    `The approval expires at ${approval.expiresAt}.`
+  );
+}
+
+/** The CreateTaskResult a waiting call answers with, once the task it names is readable (the approval is stored before). */
+export async function createTaskResult(deps: ToolDeps, approval: Approval, call: { tool: string; args: Record<string, unknown> }) {
+  return {
+    resultType: 'task' as const,
+    taskId: approval.id,
+    status: 'working' as const,
+    statusMessage: waitingMessage(approval),
+    ...times(approval),
+    ttlSeconds: ttlSeconds(approval),
+    pollIntervalMilliseconds: POLL_INTERVAL_MS,
+    requestState: await sealTaskCall(deps.store, approval, call),
+  };
+}
+
+const withApproval = (result: CallToolResult, approval: Approval): CallToolResult => ({ ...result, _meta: { ...result._meta, [APPROVAL_META_KEY]: { approval_id: approval.id, status: approval.status } } });
+
+const notice = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+
+/** Runs an approved call as its person, under the approval: the same road as tools/call, without the gate. */
+export type RunApproved = (ctx: ServerContext, tool: string, args: Record<string, unknown>, approvalId: string) => Promise<CallToolResult>;
+
+const params = z.looseObject({});
+const field = (p: Record<string, unknown>, name: 'taskId' | 'requestState', required: boolean): string | undefined => {
+  const value = p[name];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'string' || value === '') throw new InputError(`"${name}" must be a non-empty string${name === 'taskId' ? ': the taskId of a task this server handed you' : ''}.`, name);
+  return value;
+};
+const asRequestError = (error: unknown) => (error instanceof InputError ? new RequestError(ProtocolErrorCode.InvalidParams, error.message, { field: error.field }) : error);
+const unknownTask = (taskId: string) => new InputError(`"taskId": no task "${taskId.slice(0, 100)}" for you; a task id comes from the tools/call that created it.`, 'taskId');
+
+/** Answers tasks/get, tasks/update and tasks/cancel for the tasks this server hands out. */
+export function serveTasks(server: { setRequestHandler: (...a: never[]) => unknown }, needDeps: () => Promise<ToolDeps>, actorOf: (ctx: ServerContext, deps: ToolDeps) => ToolDeps['actor'], run: RunApproved): void {
+  const handle = server.setRequestHandler as unknown as (method: string, o: { params: typeof params }, h: (p: Record<string, unknown>, ctx: ServerContext) => Promise<object>) => void;
+  const on = (method: string, h: (p: Record<string, unknown>, ctx: ServerContext, deps: ToolDeps) => Promise<object>) =>
+    handle.call(server, method, { params }, async (p, ctx) => {
+      try {
+        return { resultType: 'complete', ...(await h(p, ctx, await needDeps())) };
+      } catch (error) {
+        throw asRequestError(error);
+      }
+    });
+
+  on('tasks/get', async (p, ctx, deps) => {
+    const taskId = field(p, 'taskId', true)!;
+    const approval = await taskOf(deps.store, ownerOf(ctx), taskId);
+    if (!approval) throw unknownTask(taskId);
+    const step = await taskStep(deps.store, deps.audit, approval, field(p, 'requestState', false));
+    const task = { taskId, ...times(step.approval), ttlSeconds: ttlSeconds(step.approval), pollIntervalMilliseconds: POLL_INTERVAL_MS };
+    switch (step.kind) {
+      case 'working':
+        return { ...task, status: 'working', statusMessage: waitingMessage(step.approval) };
+      case 'cancelled':
+        return { ...task, status: 'cancelled', statusMessage: `Cancelled: approval ${taskId} was withdrawn; nothing was sent.` };
+      case 'denied':
+        return { ...task, status: 'completed', result: withApproval(toErrorResult(deniedError(step.approval)), step.approval) };
+      case 'expired':
+        return {
+          ...task,
+          status: 'completed',
+          result: withApproval(notice(`${step.approval.tool} was not run: approval ${taskId} expired at ${step.approval.expiresAt} before anyone decided. Nothing was sent; call the tool again to ask anew.`), step.approval),
+        };
+      case 'run': {
+        const result = await run(ctx, step.tool, step.args, step.approval.id);
+        const kept = await sealTaskResult(deps.store, step.approval, step.tool, result);
+        return { ...task, lastUpdatedAt: new Date().toISOString(), status: 'completed', result, ...(kept && { requestState: kept }) };
+      }
+      case 'delivered':
+        return 'result' in step
+          ? { ...task, status: 'completed', result: step.result, requestState: field(p, 'requestState', false) }
+          : {
+              ...task,
+              status: 'completed',
+              statusMessage: 'Its result was delivered by an earlier tasks/get.',
+              result: withApproval(notice(`${step.approval.tool} ran once under approval ${taskId}, or a call took its decision, and that result was delivered earlier; this server does not keep results apart from the requestState it answered with. Nothing was sent again.`), step.approval),
+            };
+    }
+  });
+
+  on('tasks/cancel', async (p, ctx, deps) => {
+    const taskId = typeof p.taskId === 'string' ? p.taskId : undefined;
+    const approval = taskId && (await taskOf(deps.store, ownerOf(ctx), taskId));
+    if (approval && approval.status === 'pending') await cancelTask(deps.store, deps.audit, actorOf(ctx, deps) ?? { owner: approval.owner, auth: 'none' }, approval);
+    return {};
+  });
+
+  // The approval asks nothing of the client once the task exists: an update is acknowledged and changes nothing.
+  on('tasks/update', async () => ({}));
+}
