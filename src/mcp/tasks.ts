@@ -59,8 +59,9 @@ const notice = (text: string): CallToolResult => ({ isError: true, content: [{ t
 export type RunApproved = (ctx: ServerContext, tool: string, args: Record<string, unknown>, approvalId: string) => Promise<CallToolResult>;
 
 const params = z.looseObject({});
-const field = (p: Record<string, unknown>, name: 'taskId' | 'requestState', required: boolean): string | undefined => {
-  const value = p[name];
+/** A field of the params; requestState, which the SDK lifts out of them, from the request's context. */
+const field = (p: Record<string, unknown>, name: 'taskId' | 'requestState', required: boolean, ctx?: ServerContext): string | undefined => {
+  const value = name === 'requestState' ? ctx?.mcpReq.requestState() : p[name];
   if (value === undefined && !required) return undefined;
   if (typeof value !== 'string' || value === '') throw new InputError(`"${name}" must be a non-empty string${name === 'taskId' ? ': the taskId of a task this server handed you' : ''}.`, name);
   return value;
@@ -84,7 +85,7 @@ export function serveTasks(server: { setRequestHandler: (...a: never[]) => unkno
     const taskId = field(p, 'taskId', true)!;
     const approval = await taskOf(deps.store, ownerOf(ctx), taskId);
     if (!approval) throw unknownTask(taskId);
-    const step = await taskStep(deps.store, deps.audit, approval, field(p, 'requestState', false));
+    const step = await taskStep(deps.store, deps.audit, approval, field(p, 'requestState', false, ctx));
     const task = { taskId, ...times(step.approval), ttlSeconds: ttlSeconds(step.approval), pollIntervalMilliseconds: POLL_INTERVAL_MS };
     switch (step.kind) {
       case 'working':
@@ -106,7 +107,7 @@ export function serveTasks(server: { setRequestHandler: (...a: never[]) => unkno
       }
       case 'delivered':
         return 'result' in step
-          ? { ...task, status: 'completed', result: step.result, requestState: field(p, 'requestState', false) }
+          ? { ...task, status: 'completed', result: step.result, requestState: field(p, 'requestState', false, ctx) }
           : {
               ...task,
               status: 'completed',
