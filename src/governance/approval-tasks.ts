@@ -1,99 +1,73 @@
 import type { Actor, AuditTrail } from '../contracts/governance.js';
-import { InputError } from '../errors.js';
 import type { Approval, Store } from '../store/types.js';
 import { canonicalJson } from './approval-rules.js';
 import { expireDue } from './approvals.js';
 
 /*
  * A call waiting for an approver, handed to its client as an MCP task (the tasks extension). The task's id is the
- * approval's id, and the approval in the store is the task's state: any instance sharing the store answers for it. The
- * call itself (tool and arguments, which may hold an email body) is never stored: it travels in the task's
- * requestState, sealed under a key derived from the store key and bound to its person and task, with an expiry.
+ * approval's id, and the store holds the rest: the approval, and the call itself (tool and arguments, which may hold an
+ * email body) encrypted beside it, then its result. Any instance sharing the store answers for the task.
  */
 
-/** How long a decided task's state stays good after its approval would have expired: time for the client's next poll. */
+/** How long a task stays readable after its approval would have expired, or after its call ran: time for the client's next poll. */
 export const TASK_GRACE_MS = 60 * 60_000;
-/** A result larger than this is not carried in the requestState: a later tasks/get then says it was delivered. */
-const MAX_KEPT_RESULT = 64 * 1024;
 /** The reason a withdrawn approval carries, which tells a cancelled task from a denied one. */
 export const TASK_CANCELLED_REASON = 'withdrawn by the caller (tasks/cancel)';
 
-/** What a task's requestState carries: the call, until it runs; then its result, when small enough. */
-interface TaskState {
+export interface TaskCall {
   tool: string;
-  args?: Record<string, unknown>;
-  result?: unknown;
-  /** Epoch milliseconds after which the state is refused. */
-  exp: number;
+  args: Record<string, unknown>;
 }
 
 /** What a task is now, as its owner's tasks/get finds it. */
 export type TaskStep =
   | { kind: 'working'; approval: Approval }
-  | { kind: 'run'; approval: Approval; tool: string; args: Record<string, unknown> }
+  | { kind: 'run'; approval: Approval; call: TaskCall }
   | { kind: 'denied'; approval: Approval }
   | { kind: 'expired'; approval: Approval }
   | { kind: 'cancelled'; approval: Approval }
-  /** The decision was taken earlier: by this task's first delivery (its result, when the state carries it) or by another call. */
+  /** The decision was taken earlier: by this task (its result, as kept) or by a call of the same tool and arguments. */
   | { kind: 'delivered'; approval: Approval; result?: unknown };
 
-const binding = (owner: string, taskId: string) => JSON.stringify([owner, taskId]);
-
-/** The requestState a task is handed with: its call, sealed for `owner` and this task, good until the approval expires (plus grace). */
-export async function sealTaskCall(store: Store, approval: Approval, call: { tool: string; args: Record<string, unknown> }): Promise<string> {
-  const state: TaskState = { ...call, exp: Date.parse(approval.expiresAt) + TASK_GRACE_MS };
-  return store.approvals.sealState(JSON.stringify(state), binding(approval.owner, approval.id));
+/** Keeps the call of a new task, until its approval would have expired (plus grace): before the task is answered. */
+export async function keepTaskCall(store: Store, approval: Approval, call: TaskCall): Promise<void> {
+  await store.approvals.keepCall(approval.id, approval.owner, JSON.stringify(call), new Date(Date.parse(approval.expiresAt) + TASK_GRACE_MS).toISOString());
 }
 
-/** The requestState a completed task answers with: its result, so that the next tasks/get answers the same; undefined when too large. */
-export async function sealTaskResult(store: Store, approval: Approval, tool: string, result: unknown, now = Date.now()): Promise<string | undefined> {
-  const text = JSON.stringify({ tool, result, exp: now + TASK_GRACE_MS } satisfies TaskState);
-  return text.length > MAX_KEPT_RESULT ? undefined : store.approvals.sealState(text, binding(approval.owner, approval.id));
+/** Keeps the result of a task's call, so that a later tasks/get answers the same. */
+export async function keepTaskResult(store: Store, approval: Approval, result: unknown, now = Date.now()): Promise<void> {
+  await store.approvals.keepResult(approval.id, approval.owner, JSON.stringify(result), new Date(now + TASK_GRACE_MS).toISOString());
 }
 
-const refused = (why: string) => new InputError(`"requestState" ${why}: send back the requestState of this task's last answer, unchanged.`, 'requestState');
-
-async function openState(store: Store, approval: Approval, blob: string, now: number): Promise<TaskState> {
-  const text = await store.approvals.openState(blob, binding(approval.owner, approval.id));
-  if (text === undefined) throw refused('was not given by this server for this task');
-  const state = JSON.parse(text) as TaskState;
-  if (state.exp <= now) throw refused('has expired');
-  if (state.tool !== approval.tool) throw refused('names another call than this task');
-  return state;
-}
-
-/** A task of `owner`'s, or undefined: another person's task is as unknown as one that never was. */
-export async function taskOf(store: Store, owner: string, taskId: string): Promise<Approval | undefined> {
+/** A task of `owner`'s, or undefined: another person's task, or an approval with no call kept for a task, is as unknown as one that never was. */
+export async function taskOf(store: Store, owner: string, taskId: string, now = new Date()): Promise<Approval | undefined> {
   const approval = await store.approvals.get(taskId);
-  return approval?.owner === owner ? approval : undefined;
+  if (approval?.owner !== owner) return undefined;
+  return (await store.approvals.keptCall(approval.id, owner, now.toISOString())) ? approval : undefined;
 }
 
-/**
- * Where `owner`'s task stands, taking an approved or denied decision (once) when it is this task's to take. A
- * requestState that fails its seal, its binding or its expiry is refused (InputError naming it), whatever the status.
- */
-export async function taskStep(store: Store, audit: AuditTrail | undefined, approval: Approval, requestState: string | undefined, now = new Date()): Promise<TaskStep> {
-  const state = requestState === undefined ? undefined : await openState(store, approval, requestState, now.getTime());
+/** Where `owner`'s task stands, taking an approved or denied decision (once) when it is still there to take. */
+export async function taskStep(store: Store, audit: AuditTrail | undefined, approval: Approval, now = new Date()): Promise<TaskStep> {
   await expireDue(store, audit, now.toISOString());
   const current = (await store.approvals.get(approval.id)) ?? approval;
+  const kept = await store.approvals.keptCall(current.id, current.owner, now.toISOString());
   switch (current.status) {
     case 'pending':
       return { kind: 'working', approval: current };
     case 'expired':
       return { kind: 'expired', approval: current };
     case 'denied':
-      return (await store.approvals.take(current.id, 'denied')) ? { kind: 'denied', approval: current } : taskStep(store, audit, current, requestState, now);
+      return (await store.approvals.take(current.id, 'denied')) ? { kind: 'denied', approval: current } : taskStep(store, audit, current, now);
     case 'approved': {
-      if (!state?.args) {
-        throw new InputError(`"requestState" is missing: approval ${current.id} was given, and the call it runs travels in the requestState this task was created with; send it back.`, 'requestState');
-      }
-      if ((await store.approvals.seal([current.owner, current.tool, canonicalJson(state.args)])) !== current.seal) throw refused('names another call than this task');
-      if (!(await store.approvals.take(current.id, 'approved'))) return taskStep(store, audit, current, requestState, now);
-      return { kind: 'run', approval: current, tool: state.tool, args: state.args };
+      const call = kept && (JSON.parse(kept.call) as TaskCall);
+      // The seal binds the approval to this person, tool and arguments: a kept call that is not that one never runs.
+      if (!call || (await store.approvals.seal([current.owner, call.tool, canonicalJson(call.args)])) !== current.seal) return { kind: 'delivered', approval: current };
+      if (!(await store.approvals.take(current.id, 'approved'))) return taskStep(store, audit, current, now);
+      return { kind: 'run', approval: current, call };
     }
     case 'used':
       if (current.reason === TASK_CANCELLED_REASON && current.decidedBy === current.owner) return { kind: 'cancelled', approval: current };
-      return { kind: 'delivered', approval: current, ...(state && 'result' in state ? { result: state.result } : {}) };
+      return { kind: 'delivered', approval: current, ...(kept?.result === undefined ? {} : { result: JSON.parse(kept.result) as unknown }) };
   }
 }
 

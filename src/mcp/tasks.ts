@@ -1,7 +1,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { InputError } from '../errors.js';
-import { cancelTask, sealTaskCall, sealTaskResult, taskOf, taskStep, TASK_GRACE_MS } from '../governance/approval-tasks.js';
+import { cancelTask, keepTaskCall, keepTaskResult, taskOf, taskStep, TASK_GRACE_MS, type TaskCall } from '../governance/approval-tasks.js';
 import { deniedError, waitingFor } from '../governance/approvals.js';
 import type { Approval } from '../store/types.js';
 import type { ToolDeps } from '../tool.js';
@@ -14,7 +14,8 @@ import { toErrorResult } from './tools.js';
  * The tasks extension (SEP-2663, 2026-07-28), for one kind of long-running call: a tool call waiting for an approver.
  * A client that declares the extension on its tools/call gets the waiting call as a task; tasks/get runs it (once)
  * when the approval is given, or completes it with the denial; tasks/cancel withdraws it. Denied and expired calls
- * complete with an isError result, as a tool-level outcome the model reads, like every other refusal of a call.
+ * complete with an isError result, as a tool-level outcome the model reads, like every other refusal of a call. The
+ * task's state is in the store (governance/approval-tasks.ts), so no requestState travels on the task's wire.
  */
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -38,7 +39,8 @@ function waitingMessage(approval: Approval): string {
 }
 
 /** The CreateTaskResult a waiting call answers with, once the task it names is readable (the approval is stored before). */
-export async function createTaskResult(deps: ToolDeps, approval: Approval, call: { tool: string; args: Record<string, unknown> }) {
+export async function createTaskResult(deps: ToolDeps, approval: Approval, call: TaskCall) {
+  await keepTaskCall(deps.store, approval, call);
   return {
     resultType: 'task' as const,
     taskId: approval.id,
@@ -47,7 +49,6 @@ export async function createTaskResult(deps: ToolDeps, approval: Approval, call:
     ...times(approval),
     ttlSeconds: ttlSeconds(approval),
     pollIntervalMilliseconds: POLL_INTERVAL_MS,
-    requestState: await sealTaskCall(deps.store, approval, call),
   };
 }
 
@@ -59,13 +60,15 @@ const notice = (text: string): CallToolResult => ({ isError: true, content: [{ t
 export type RunApproved = (ctx: ServerContext, tool: string, args: Record<string, unknown>, approvalId: string) => Promise<CallToolResult>;
 
 const params = z.looseObject({});
-/** A field of the params; requestState, which the SDK lifts out of them, from the request's context. */
-const field = (p: Record<string, unknown>, name: 'taskId' | 'requestState', required: boolean, ctx?: ServerContext): string | undefined => {
-  const value = name === 'requestState' ? ctx?.mcpReq.requestState() : p[name];
-  if (value === undefined && !required) return undefined;
-  if (typeof value !== 'string' || value === '') throw new InputError(`"${name}" must be a non-empty string${name === 'taskId' ? ': the taskId of a task this server handed you' : ''}.`, name);
-  return value;
+const taskIdOf = (p: Record<string, unknown>): string => {
+  if (typeof p.taskId !== 'string' || p.taskId === '') throw new InputError('"taskId" must be a non-empty string: the taskId of a task this server handed you.', 'taskId');
+  return p.taskId;
 };
+/** -32021: the tasks methods answer only a request that declares the extension (HTTP 400, as the SDK sends this code). */
+const undeclared = (method: string) =>
+  new RequestError(-32021, `${method} needs the ${TASKS_EXTENSION} extension: declare it in this request's _meta["io.modelcontextprotocol/clientCapabilities"].extensions.`, {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
 const asRequestError = (error: unknown) => (error instanceof InputError ? new RequestError(ProtocolErrorCode.InvalidParams, error.message, { field: error.field }) : error);
 const unknownTask = (taskId: string) => new InputError(`"taskId": no task "${taskId.slice(0, 100)}" for you; a task id comes from the tools/call that created it.`, 'taskId');
 
@@ -74,6 +77,7 @@ export function serveTasks(server: { setRequestHandler: (...a: never[]) => unkno
   const handle = server.setRequestHandler as unknown as (method: string, o: { params: typeof params }, h: (p: Record<string, unknown>, ctx: ServerContext) => Promise<object>) => void;
   const on = (method: string, h: (p: Record<string, unknown>, ctx: ServerContext, deps: ToolDeps) => Promise<object>) =>
     handle.call(server, method, { params }, async (p, ctx) => {
+      if (!declaresTasks(ctx)) throw undeclared(method);
       try {
         return { resultType: 'complete', ...(await h(p, ctx, await needDeps())) };
       } catch (error) {
@@ -82,10 +86,10 @@ export function serveTasks(server: { setRequestHandler: (...a: never[]) => unkno
     });
 
   on('tasks/get', async (p, ctx, deps) => {
-    const taskId = field(p, 'taskId', true)!;
+    const taskId = taskIdOf(p);
     const approval = await taskOf(deps.store, ownerOf(ctx), taskId);
     if (!approval) throw unknownTask(taskId);
-    const step = await taskStep(deps.store, deps.audit, approval, field(p, 'requestState', false, ctx));
+    const step = await taskStep(deps.store, deps.audit, approval);
     const task = { taskId, ...times(step.approval), ttlSeconds: ttlSeconds(step.approval), pollIntervalMilliseconds: POLL_INTERVAL_MS };
     switch (step.kind) {
       case 'working':
@@ -101,18 +105,17 @@ export function serveTasks(server: { setRequestHandler: (...a: never[]) => unkno
           result: withApproval(notice(`${step.approval.tool} was not run: approval ${taskId} expired at ${step.approval.expiresAt} before anyone decided. Nothing was sent; call the tool again to ask anew.`), step.approval),
         };
       case 'run': {
-        const result = await run(ctx, step.tool, step.args, step.approval.id);
-        const kept = await sealTaskResult(deps.store, step.approval, step.tool, result);
-        return { ...task, lastUpdatedAt: new Date().toISOString(), status: 'completed', result, ...(kept && { requestState: kept }) };
+        const result = await run(ctx, step.call.tool, step.call.args, step.approval.id);
+        await keepTaskResult(deps.store, step.approval, result);
+        return { ...task, lastUpdatedAt: new Date().toISOString(), status: 'completed', result };
       }
       case 'delivered':
         return 'result' in step
-          ? { ...task, status: 'completed', result: step.result, requestState: field(p, 'requestState', false, ctx) }
+          ? { ...task, status: 'completed', result: step.result }
           : {
               ...task,
               status: 'completed',
-              statusMessage: 'Its result was delivered by an earlier tasks/get.',
-              result: withApproval(notice(`${step.approval.tool} ran once under approval ${taskId}, or a call took its decision, and that result was delivered earlier; this server does not keep results apart from the requestState it answered with. Nothing was sent again.`), step.approval),
+              result: withApproval(notice(`${step.approval.tool} was not run by this task: another call of the same tool with the same arguments took the decision on approval ${taskId} and got its answer. Nothing was sent again.`), step.approval),
             };
     }
   });
