@@ -74,7 +74,7 @@ describe.each(['SQLite', 'PostgreSQL'])('calls waiting for an approver as tasks 
     const done = await rpc('tasks/get', { taskId: task.taskId });
     expect(done.body.result).toMatchObject({ resultType: 'complete', taskId: task.taskId, status: 'completed' });
     expect(done.body.result.result.isError, JSON.stringify(done.body.result)).toBeFalsy();
-    expect(done.body.result.result.structuredContent).toBeDefined();
+    expect(done.body.result.result.structuredContent).toMatchObject({ status: 'accepted' });
     expect(sentMail()).toBe(1);
     await flushAudit(h.deps.audit);
     const calls = await h.store.audit.list({ tool: 'outlook_send_email' });
