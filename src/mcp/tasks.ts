@@ -1,4 +1,4 @@
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, type CallToolResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { InputError } from '../errors.js';
 import { cancelTask, keepTaskCall, keepTaskResult, taskOf, taskStep, TASK_GRACE_MS, type TaskCall } from '../governance/approval-tasks.js';
@@ -73,10 +73,9 @@ const asRequestError = (error: unknown) => (error instanceof InputError ? new Re
 const unknownTask = (taskId: string) => new InputError(`"taskId": no task "${taskId.slice(0, 100)}" for you; a task id comes from the tools/call that created it.`, 'taskId');
 
 /** Answers tasks/get, tasks/update and tasks/cancel for the tasks this server hands out. */
-export function serveTasks(server: { setRequestHandler: (...a: never[]) => unknown }, needDeps: () => Promise<ToolDeps>, actorOf: (ctx: ServerContext, deps: ToolDeps) => ToolDeps['actor'], run: RunApproved): void {
-  const handle = server.setRequestHandler as unknown as (method: string, o: { params: typeof params }, h: (p: Record<string, unknown>, ctx: ServerContext) => Promise<object>) => void;
+export function serveTasks(server: Server, needDeps: () => Promise<ToolDeps>, actorOf: (ctx: ServerContext, deps: ToolDeps) => ToolDeps['actor'], run: RunApproved): void {
   const on = (method: string, h: (p: Record<string, unknown>, ctx: ServerContext, deps: ToolDeps) => Promise<object>) =>
-    handle.call(server, method, { params }, async (p, ctx) => {
+    server.setRequestHandler(method, { params }, async (p: Record<string, unknown>, ctx: ServerContext) => {
       if (!declaresTasks(ctx)) throw undeclared(method);
       try {
         return { resultType: 'complete', ...(await h(p, ctx, await needDeps())) };
@@ -115,7 +114,7 @@ export function serveTasks(server: { setRequestHandler: (...a: never[]) => unkno
           : {
               ...task,
               status: 'completed',
-              result: withApproval(notice(`${step.approval.tool} was not run by this task: another call of the same tool with the same arguments took the decision on approval ${taskId} and got its answer. Nothing was sent again.`), step.approval),
+              result: withApproval(notice(`${step.approval.tool} ran once, or learnt its denial, under approval ${taskId} on another request, whose answer this task does not hold (a call of the same tool with the same arguments takes the same approval). Nothing was sent again.`), step.approval),
             };
     }
   });

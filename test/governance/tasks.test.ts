@@ -146,6 +146,19 @@ describe.each(['SQLite', 'PostgreSQL'])('calls waiting for an approver as tasks 
     expect((await rpc('tasks/get', { taskId: task.taskId })).body.result.status).toBe('working');
   });
 
+  it('a plain call with the same arguments takes the approval a task waits on: the task then says so and sends nothing', async () => {
+    const task = await createTask('Taken by a plain call');
+    expect((await cli('approvals', 'approve', task.taskId)).code).toBe(0);
+    const before = sentMail();
+    const plain = await rpc('tools/call', { name: 'outlook_send_email', arguments: email('Taken by a plain call') }, false);
+    expect(plain.body.result.isError, JSON.stringify(plain.body)).toBeFalsy();
+    expect(sentMail()).toBe(before + 1);
+    const { body } = await rpc('tasks/get', { taskId: task.taskId });
+    expect(body.result).toMatchObject({ status: 'completed', result: { isError: true } });
+    expect(textOf(body.result.result)).toMatch(/^outlook_send_email ran once, or learnt its denial, under approval apr_\w+ on another request, whose answer this task does not hold/);
+    expect(sentMail()).toBe(before + 1);
+  });
+
   it('still answers a client that did not declare the extension with the pending approval', async () => {
     const { body } = await rpc('tools/call', { name: 'outlook_send_email', arguments: email('No tasks here') }, false);
     expect(body.result.resultType).toBe('complete');
