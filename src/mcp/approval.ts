@@ -9,6 +9,9 @@ export const APPROVE_INPUT = 'approve';
 /** Where a result says which approval it waits on (or ran under). */
 export const APPROVAL_META_KEY = 'switchboard/approval';
 
+/** A waiting call handed to a client of the tasks extension as a task (mcp/tasks.ts). */
+export type TaskAnswer = { resultType: 'task'; taskId: string };
+
 /** Form elicitation: declared as `form`, or as `{}` (form only, in 2025-11-25), but not URL mode alone. */
 export const canBeAsked = (capabilities: ClientCapabilities | undefined) => {
   const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
@@ -19,7 +22,8 @@ export const canBeAsked = (capabilities: ClientCapabilities | undefined) => {
  * The policy's decision on a call before it runs: undefined to run it, else what the call answers now. The caller's
  * yes comes only from their client's answer to the question asked (an input response, or a 2025 elicitation the SDK
  * turns into one), about the approval named in the request state and sealed to this person, tool and arguments:
- * nothing in the arguments can stand in for it.
+ * nothing in the arguments can stand in for it. A call that waits for an approver answers as a task when `asTask`
+ * is given (its client declared the tasks extension), else with the pending approval.
  */
 export async function approvalGate(
   deps: ToolDeps,
@@ -27,7 +31,8 @@ export async function approvalGate(
   args: Record<string, unknown>,
   ctx: ServerContext,
   capabilities: ClientCapabilities | undefined,
-): Promise<{ answer: CallToolResult | InputRequiredResult } | { approvalId?: string }> {
+  asTask?: (approval: Approval) => Promise<TaskAnswer>,
+): Promise<{ answer: CallToolResult | InputRequiredResult | TaskAnswer } | { approvalId?: string }> {
   const response = inputResponse(ctx.mcpReq.inputResponses, APPROVE_INPUT);
   const state = ctx.mcpReq.requestState();
   const answer =
@@ -46,7 +51,7 @@ export async function approvalGate(
     case 'denied':
       return { answer: withApproval(toErrorResult(deniedError(gate.approval)), gate.approval) };
     case 'pending':
-      return { answer: pendingResult(gate.approval) };
+      return { answer: asTask ? await asTask(gate.approval) : pendingResult(gate.approval) };
     case 'ask':
       return { answer: askCaller(gate.approval) };
   }

@@ -41,7 +41,7 @@ type Method = keyof typeof PARAMS;
  */
 export class CheckedServer extends Server {
   protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
-    const wrapped = super._wrapHandler(method, handler);
+    const wrapped = method === 'tools/call' ? passingTasks(handler, (inner) => super._wrapHandler(method, inner)) : super._wrapHandler(method, handler);
     const schema = PARAMS[method as Method];
     const checked: typeof wrapped = schema
       ? (request, ctx) => {
@@ -52,6 +52,26 @@ export class CheckedServer extends Server {
       : wrapped;
     return (request, ctx) => observeRequest(method, request, ctx, () => checked(request, ctx)) as ReturnType<typeof wrapped>;
   }
+}
+
+type Handler = Parameters<Server['_wrapHandler']>[1];
+
+/**
+ * The SDK checks a tools/call result against CallToolResult, which a task (the tasks extension's CreateTaskResult,
+ * resultType "task") is not: the SDK is handed an empty result to check and the task is answered in its place.
+ */
+function passingTasks(handler: Handler, wrap: (inner: Handler) => ReturnType<Server['_wrapHandler']>): ReturnType<Server['_wrapHandler']> {
+  const tasks = new WeakMap<object, unknown>();
+  const wrapped = wrap(async (request, ctx) => {
+    const result = await handler(request, ctx);
+    if ((result as { resultType?: unknown }).resultType !== 'task') return result;
+    tasks.set(request, result);
+    return { content: [] };
+  });
+  return async (request, ctx) => {
+    const result = await wrapped(request, ctx);
+    return (tasks.get(request) as typeof result | undefined) ?? result;
+  };
 }
 
 function describeIssues(error: z.ZodError): string {

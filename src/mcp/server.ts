@@ -18,7 +18,7 @@ import { AccountError, InputError, ShutdownError, ToolRefusedError } from '../er
 import { personOf } from '../governance/person.js';
 import { effectOfAnnotations, personToolsCache } from '../governance/tool-access.js';
 import { READ_SCOPE } from '../team/scopes.js';
-import { ownEvents, type Provider, type TriggerEvent } from '../store/types.js';
+import { ownEvents, type Approval, type Provider, type TriggerEvent } from '../store/types.js';
 import type { EventsErrorNumbering } from '../config.js';
 import type { EventsLimits } from '../events/limits.js';
 import type { Logger } from '../log.js';
@@ -36,6 +36,7 @@ import { eventNote, eventUpdate, noticesFor, type EventNote } from './event-note
 import { framedMessages } from './event-store.js';
 import { notifyDirectly } from './streams.js';
 import { approvalGate } from './approval.js';
+import { createTaskResult, declaresTasks, serveTasks, TASKS_EXTENSION } from './tasks.js';
 
 export type { Server as McpServer } from '@modelcontextprotocol/server';
 export { EVENT_META_KEY, EVENT_NOTIFICATION, eventNote, eventUpdate, type EventNote } from './event-notes.js';
@@ -94,7 +95,8 @@ async function signInRequest(server: Server, deps: ServerDeps, ctx: ServerContex
   return inputRequired({ inputRequests: { [SIGN_IN_INPUT]: inputRequired.elicitUrl({ message, url }) } });
 }
 
-async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: CallToolRequest['params'], ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+/** Runs one call; `approvedId` when an approval given to its task (tasks/get) was taken for it: the gate is then passed. */
+async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: CallToolRequest['params'], ctx: ServerContext, approvedId?: string): Promise<CallToolResult | InputRequiredResult> {
   const started = performance.now();
   const progressToken = params._meta?.progressToken;
   const offered = ctx.mcpReq.inputResponses?.[SIGN_IN_INPUT] !== undefined;
@@ -103,9 +105,13 @@ async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: Ca
     void deps.audit?.record(toolCallEntry(deps, tool, params.arguments, facts, { outcome, error, durationMs: performance.now() - started }));
   // The policy decides before anything reaches a provider: run, ask the caller, wait for an approver, or refuse.
   // tools_call is held by the tool it runs (gateNested), not by itself.
-  if (deps.policy && tool.name !== DISCOVERY_CALL) {
-    const gate = await approvalGate(deps, tool, params.arguments ?? {}, ctx, capabilitiesOf(server, ctx));
-    if ('answer' in gate) return gate.answer;
+  if (approvedId) facts.approvalId = approvedId;
+  else if (deps.policy && tool.name !== DISCOVERY_CALL) {
+    const args = params.arguments ?? {};
+    const asTask = declaresTasks(ctx) ? (approval: Approval) => createTaskResult(deps, approval, { tool: tool.name, args }) : undefined;
+    const gate = await approvalGate(deps, tool, args, ctx, capabilitiesOf(server, ctx), asTask);
+    // A task is a result of the tasks extension, which the SDK passes through as it is (resultType "task").
+    if ('answer' in gate) return gate.answer as CallToolResult;
     facts.approvalId = gate.approvalId;
   }
   try {
@@ -132,7 +138,7 @@ async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: Ca
       deps.logger.error('unexpected tool failure', { tool: tool.name, message: deps.redactor.redact(String((error as Error)?.stack ?? error)) });
     }
     // The link is offered once per call: a call run again after it fails with the error, saying the link was offered.
-    const request = offered ? undefined : await signInRequest(server, deps, ctx, error).catch(() => undefined);
+    const request = offered || approvedId ? undefined : await signInRequest(server, deps, ctx, error).catch(() => undefined);
     return deps.redactor.redactDeep(request ?? toErrorResult(error, { redactor: deps.redactor, signInOffered: offered }));
   }
 }
@@ -197,6 +203,9 @@ export interface Surface {
   readOnlyTool(name: string): Promise<boolean | undefined>;
 }
 
+/** The extensions offered: MCP Events in both revisions; tasks (for calls waiting on an approver) in 2026-07-28 only. */
+const capabilitiesFor = (era: Era) => (era === 'modern' ? { ...EVENTS_CAPABILITIES, extensions: { ...EVENTS_CAPABILITIES.extensions, [TASKS_EXTENSION]: {} } } : EVENTS_CAPABILITIES);
+
 /** tools_call (--tool-mode discover) reaches every tool; for a read-only caller it runs those that change nothing only. */
 const DISCOVERY_CALL = 'tools_call';
 const isReadOnly = (tool: McpTool) => tool.annotations?.readOnlyHint === true || tool.name === DISCOVERY_CALL;
@@ -226,9 +235,11 @@ export function createSurface(setup: ServerSetup): Surface {
     return access ? access.listed(tools, (t) => ({ name: t.name, effect: effectOfAnnotations(t.annotations) })) : tools;
   };
   let byName: Map<string, Tool> | undefined;
-  const toolNamed = async (name: string, owner: string) => {
+  // The owner's view of the store is made when the call first uses it, not here: the deps are not spread after forOwner.
+  const toolNamed = async (name: string, owner: string, actor?: (base: ServerDeps) => ServerDeps['actor']) => {
     const access = await toolsOf(owner);
-    const deps = forOwner({ ...(await needDeps()), ...(access && { refuseTool: access.refusal }) }, owner);
+    const base = await needDeps();
+    const deps = forOwner({ ...base, ...(access && { refuseTool: access.refusal }), ...(actor && { actor: actor(base) }) }, owner);
     byName ??= new Map(deps.tools.map((t) => [t.name, t]));
     const tool = byName.get(name);
     if (!tool) throw invalidParams(`Unknown tool "${name}"; tools/list shows the ${(await listFor(owner)).length} tools.`);
@@ -282,7 +293,7 @@ export function createSurface(setup: ServerSetup): Surface {
   const create = (era: Era, options: { events?: boolean; owner?: string } = {}) => {
     const server = new CheckedServer(
       { name: 'switchboard', title: 'Switchboard', version: setup.version },
-      { capabilities: { tools: {}, resources: { subscribe: true }, ...EVENTS_CAPABILITIES }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator, cacheHints: CACHE_HINTS },
+      { capabilities: { tools: {}, resources: { subscribe: true }, ...capabilitiesFor(era) }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator, cacheHints: CACHE_HINTS },
     );
 
     server.setRequestHandler('tools/list', async ({ params }, ctx) => {
@@ -291,17 +302,16 @@ export function createSurface(setup: ServerSetup): Surface {
       return { tools: readOnlyCaller(ctx) ? tools.filter(isReadOnly) : tools };
     });
 
-    server.setRequestHandler('tools/call', async ({ params }, ctx) => {
+    const callNamed = async (params: CallToolRequest['params'], ctx: ServerContext, approvedId?: string) => {
       let named: Awaited<ReturnType<typeof toolNamed>>;
       try {
-        named = await toolNamed(params.name, ownerOf(ctx));
+        named = await toolNamed(params.name, ownerOf(ctx), (base) => actorOf(server, ctx, base.httpAuth));
       } catch (error) {
         // A policy that cannot be read (the store is down) refuses the call as the tool itself would have failed.
         if (error instanceof RequestError) throw error;
         return toErrorResult(error);
       }
-      const { deps: ownerDeps, tool } = named;
-      const deps = { ...ownerDeps, actor: actorOf(server, ctx, ownerDeps.httpAuth) };
+      const { deps, tool } = named;
       const readOnly = readOnlyCaller(ctx);
       if (readOnly && !(await readOnlyTool(params.name))) {
         const refusal = new InputError(`${params.name} changes something, and this token has scope ${READ_SCOPE} only: sign in again granting scope switchboard.`, 'scope');
@@ -314,9 +324,14 @@ export function createSurface(setup: ServerSetup): Surface {
         return toErrorResult(new ToolRefusedError(refusal, 'name'));
       }
       if (deps.drain?.stopping.aborted) return toErrorResult(new ShutdownError());
-      const call = () => callTool(server, readOnly ? { ...deps, readOnly } : deps, tool, params, ctx);
+      const call = () => callTool(server, readOnly ? { ...deps, readOnly } : deps, tool, params, ctx, approvedId);
       return deps.drain ? deps.drain.run(call) : call();
-    });
+    };
+    server.setRequestHandler('tools/call', ({ params }, ctx) => callNamed(params, ctx));
+    if (era === 'modern') {
+      const actor = (ctx: ServerContext, deps: ToolDeps) => actorOf(server, ctx, (deps as ServerDeps).httpAuth);
+      serveTasks(server, needDeps, actor, async (ctx, name, args, approvalId) => (await callNamed({ name, arguments: args }, ctx, approvalId)) as CallToolResult);
+    }
 
     server.setRequestHandler('resources/list', async ({ params }, ctx) => {
       refuseCursor(params?.cursor);

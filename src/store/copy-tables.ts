@@ -64,6 +64,7 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   team_records: "the team authorization server's grants, tokens and registered clients: people sign in again and clients register again",
   team_keys: "the team authorization server's signing and cookie keys, made anew by the first instance on the new store",
   approvals: 'calls waiting minutes or hours for a yes: an agent whose call still waits asks again on the new store',
+  approval_calls: 'the calls tasks wait on, kept with the approvals they wait for, which stay behind too',
   verified_callbacks: 'callback URLs that answered a challenge, cached for a while: the next subscription to one is challenged again',
 };
 

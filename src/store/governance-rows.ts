@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { deriveKey } from './crypto.js';
-import type { Approval, ApprovalStatus, Approver } from './types.js';
+import { deriveKey, encryptSecret } from './crypto.js';
+import { unseal } from './short-lived-rows.js';
+import type { Approval, ApprovalStatus, Approver, KeptCall } from './types.js';
 
 /** The policy and approvals tables: the same statement in both adapters (SQLite migration 16, PostgreSQL 10). */
 export const GOVERNANCE_TABLES = `
@@ -89,4 +90,35 @@ export const approvalRow = (a: Omit<Approval, 'status'> & { status?: ApprovalSta
 export function approvalSealer(key: Buffer): (parts: readonly string[]) => string {
   const sealKey = deriveKey(key, 'approvals/seal');
   return (parts) => createHmac('sha256', sealKey).update(JSON.stringify(parts)).digest('base64url');
+}
+
+/** The calls tasks wait on (SQLite migration 18, PostgreSQL 12): encrypted, kept until their task is over. */
+export const APPROVAL_CALLS_TABLE = `
+  CREATE TABLE approval_calls (
+    approval_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    call_enc TEXT NOT NULL,
+    result_enc TEXT,
+    expires_at TEXT NOT NULL
+  );
+  CREATE INDEX approval_calls_expiry ON approval_calls (expires_at);
+`;
+
+export interface ApprovalCallRow {
+  call_enc: string;
+  result_enc: string | null;
+}
+
+/** Encrypts and decrypts a kept call and its result under a key derived from the store key, bound to the approval and its person. */
+export function approvalCallBox(key: Buffer) {
+  const callKey = deriveKey(key, 'approvals/calls');
+  const aad = (id: string, owner: string, part: 'call' | 'result') => `approval_calls:${JSON.stringify([id, owner])}:${part}`;
+  return {
+    seal: (id: string, owner: string, part: 'call' | 'result', text: string) => encryptSecret(callKey, text, aad(id, owner, part)),
+    open(id: string, owner: string, row: ApprovalCallRow): KeptCall | undefined {
+      const call = unseal(callKey, row.call_enc, aad(id, owner, 'call'));
+      const result = row.result_enc === null ? undefined : unseal(callKey, row.result_enc, aad(id, owner, 'result'));
+      return call === undefined ? undefined : { call, ...(result === undefined ? {} : { result }) };
+    },
+  };
 }

@@ -40,9 +40,9 @@ export const SECRET_TABLES = [
 ] as const;
 
 /**
- * Waiting sign-ins, web sessions and cut results: minutes or hours of use left, not worth carrying to the new key. The
+ * Waiting sign-ins, web sessions, cut results and the calls tasks wait on: minutes or hours of use left, not worth carrying to the new key. The
  * team authorization server's records and keys go too: every token it issued stops working, and people sign in again.
  */
-export const SHORT_LIVED_TABLES = ['sign_in_states', 'web_sessions', 'continuations', 'team_records', 'team_keys'] as const;
+export const SHORT_LIVED_TABLES = ['sign_in_states', 'web_sessions', 'continuations', 'team_records', 'team_keys', 'approval_calls'] as const;
 
 export const newKeyCheck = (key: Buffer) => encryptSecret(key, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD);

@@ -57,7 +57,8 @@ describe('the Events extension advertised', () => {
     expect(status).toBe(200);
     expect(body.result.resultType).toBe('complete');
     expect(body.result.capabilities.events).toEqual({});
-    expect(body.result.capabilities.extensions).toEqual({ [EXTENSION]: {} });
+    // Beside the tasks extension, offered in 2026-07-28 only (test/governance/tasks.test.ts).
+    expect(body.result.capabilities.extensions).toEqual({ [EXTENSION]: {}, 'io.modelcontextprotocol/tasks': {} });
     expect(body.result.capabilities).toMatchObject({ tools: {}, resources: { subscribe: true } });
     expect(body.result.ttlMs).toBeGreaterThan(0);
     expect(body.result.cacheScope).toBe('private');
@@ -79,9 +80,8 @@ describe('the Events extension advertised', () => {
     await legacyClient.connect(new LegacyHttp(new URL(endpoint)));
     try {
       expect(modernClient.getNegotiatedProtocolVersion()).toBe(MODERN);
-      for (const capabilities of [modernClient.getServerCapabilities(), legacyClient.getServerCapabilities()] as Array<Record<string, any>>) {
-        expect(capabilities.extensions).toEqual({ [EXTENSION]: {} });
-      }
+      expect((modernClient.getServerCapabilities() as Record<string, any>).extensions).toEqual({ [EXTENSION]: {}, 'io.modelcontextprotocol/tasks': {} });
+      expect((legacyClient.getServerCapabilities() as Record<string, any>).extensions).toEqual({ [EXTENSION]: {} });
       const modernList = await modernClient.request({ method: 'events/list', params: {} }, ListResult);
       const legacyList = await legacyClient.request({ method: 'events/list', params: {} }, ListResult);
       expect(modernList.events.map((e) => e.name)).toEqual([...TRIGGER_KINDS.keys()]);

@@ -31,6 +31,7 @@ export function setSchemaVersion(dataDir: string, version: number): void {
 /** Turns a current store into what schema 6 left: no base_url column yet, nor what later versions added. */
 export function rollBackToSchema6(dataDir: string): void {
   withFile(dataDir, (raw) => {
+    raw.exec('DROP TABLE audit; DROP TABLE audit_chain; DROP TABLE policy; DROP TABLE approvals; DROP TABLE approval_calls; DROP TABLE budget_usage;');
     raw.exec('DROP TABLE event_subscriptions; DROP TABLE verified_callbacks; ALTER TABLE triggers DROP COLUMN origin; ALTER TABLE triggers DROP COLUMN subscriptions;');
     raw.exec('DROP INDEX accounts_provider_label; DROP INDEX accounts_one_default_per_provider; DROP TABLE account_grants; ALTER TABLE accounts DROP COLUMN owner;');
     raw.exec('CREATE UNIQUE INDEX accounts_provider_label ON accounts (provider, lower(label)); CREATE UNIQUE INDEX accounts_one_default_per_provider ON accounts (provider) WHERE is_default = 1;');

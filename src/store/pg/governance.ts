@@ -1,4 +1,4 @@
-import { approvalOf, approvalRow, approvalSealer, type ApprovalRow } from '../governance-rows.js';
+import { approvalOf, approvalRow, approvalSealer, approvalCallBox, type ApprovalCallRow, type ApprovalRow } from '../governance-rows.js';
 import type { ApprovalStore, PolicyStore } from '../types.js';
 import type { Sql } from './connection.js';
 
@@ -25,8 +25,22 @@ export function pgApprovals(sql: Sql, key: Buffer): ApprovalStore {
     return row && approvalOf(row);
   };
   const seal = approvalSealer(key);
+  const box = approvalCallBox(key);
   return {
     seal: async (parts) => seal(parts),
+    async keepCall(id, owner, call, expiresAt) {
+      await sql.begin(async (tx) => {
+        await tx`DELETE FROM approval_calls WHERE expires_at <= ${new Date().toISOString()}`;
+        await tx`INSERT INTO approval_calls (approval_id, owner, call_enc, expires_at) VALUES (${id}, ${owner}, ${box.seal(id, owner, 'call', call)}, ${expiresAt}) ON CONFLICT (approval_id) DO NOTHING`;
+      });
+    },
+    async keptCall(id, owner, now) {
+      const [row] = await sql<ApprovalCallRow[]>`SELECT call_enc, result_enc FROM approval_calls WHERE approval_id = ${id} AND owner = ${owner} AND expires_at > ${now}`;
+      return row && box.open(id, owner, row);
+    },
+    async keepResult(id, owner, result, expiresAt) {
+      await sql`UPDATE approval_calls SET result_enc = ${box.seal(id, owner, 'result', result)}, expires_at = ${expiresAt} WHERE approval_id = ${id} AND owner = ${owner}`;
+    },
     async create(approval) {
       await sql`INSERT INTO approvals ${sql(approvalRow(approval) as unknown as Record<string, string | number | null>)}`;
     },

@@ -1,6 +1,6 @@
 import { InputError } from '../../errors.js';
 import { assertMigrationsOrdered } from '../migration-rules.js';
-import { GOVERNANCE_TABLES } from '../governance-rows.js';
+import { APPROVAL_CALLS_TABLE, GOVERNANCE_TABLES } from '../governance-rows.js';
 import { connect, connectionError, displayUrl, LOCK_SPACE, LOCKS, type Sql } from './connection.js';
 
 export interface PgMigration {
@@ -359,6 +359,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
       CREATE INDEX budget_usage_window ON budget_usage (window_start);
     `,
+  },
+  {
+    version: 12,
+    // The calls that tasks wait on, encrypted (src/store/pg/governance.ts).
+    sql: APPROVAL_CALLS_TABLE,
   },
 ];
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { approvalOf, approvalRow, approvalSealer, type ApprovalRow } from '../governance-rows.js';
+import { approvalOf, approvalRow, approvalSealer, approvalCallBox, type ApprovalCallRow, type ApprovalRow } from '../governance-rows.js';
 import type { ApprovalStore, PolicyStore } from '../types.js';
 
 export function sqlitePolicy(db: Database.Database): PolicyStore {
@@ -40,8 +40,27 @@ export function sqliteApprovals(db: Database.Database, key: Buffer): ApprovalSto
   const expire = db.prepare("UPDATE approvals SET status = 'expired' WHERE id = ? AND status = 'pending'");
   const expireDue = db.transaction((now: string) => (due.all(now) as ApprovalRow[]).filter((row) => expire.run(row.id).changes > 0).map(approvalOf));
   const seal = approvalSealer(key);
+  const box = approvalCallBox(key);
+  const insertCall = db.prepare('INSERT INTO approval_calls (approval_id, owner, call_enc, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (approval_id) DO NOTHING');
+  const purgeCalls = db.prepare('DELETE FROM approval_calls WHERE expires_at <= ?');
+  const keepCall = db.transaction((id: string, owner: string, callEnc: string, expiresAt: string, now: string) => {
+    purgeCalls.run(now);
+    insertCall.run(id, owner, callEnc, expiresAt);
+  });
+  const kept = db.prepare('SELECT call_enc, result_enc FROM approval_calls WHERE approval_id = ? AND owner = ? AND expires_at > ?');
+  const keepResult = db.prepare('UPDATE approval_calls SET result_enc = ?, expires_at = ? WHERE approval_id = ? AND owner = ?');
   return {
     seal: async (parts) => seal(parts),
+    async keepCall(id, owner, call, expiresAt) {
+      keepCall(id, owner, box.seal(id, owner, 'call', call), expiresAt, new Date().toISOString());
+    },
+    async keptCall(id, owner, now) {
+      const row = kept.get(id, owner, now) as ApprovalCallRow | undefined;
+      return row && box.open(id, owner, row);
+    },
+    async keepResult(id, owner, result, expiresAt) {
+      keepResult.run(box.seal(id, owner, 'result', result), expiresAt, id, owner);
+    },
     async create(approval) {
       insert.run(approvalRow(approval));
     },

@@ -3,7 +3,7 @@ import { InputError } from '../../errors.js';
 import { assertMigrationsOrdered, type MigrationResult } from '../migration-rules.js';
 import { DELIVERY_TABLES, EVENT_SUBSCRIPTION_TABLES } from './migration-14.js';
 import { AUDIT_TABLES } from './migration-15.js';
-import { GOVERNANCE_TABLES } from '../governance-rows.js';
+import { APPROVAL_CALLS_TABLE, GOVERNANCE_TABLES } from '../governance-rows.js';
 
 export interface Migration {
   version: number;
@@ -385,6 +385,13 @@ export const MIGRATIONS: readonly Migration[] = [
         );
         CREATE INDEX budget_usage_window ON budget_usage (window_start);
       `);
+    },
+  },
+  {
+    version: 18,
+    // The calls that tasks wait on, encrypted (src/store/sqlite/governance.ts).
+    up(db) {
+      db.exec(APPROVAL_CALLS_TABLE);
     },
   },
 ];

@@ -50,11 +50,27 @@ export interface Approval {
   reason?: string;
 }
 
+/** A call kept for its task (JSON text), and its result once it ran. */
+export interface KeptCall {
+  call: string;
+  result?: string;
+}
+
 export type NewApproval = Omit<Approval, 'status' | 'decidedAt' | 'decidedBy' | 'reason'>;
 
 export interface ApprovalStore {
   /** The seal of one call: an HMAC under a key derived from the store key, so it cannot be made without that key. */
   seal(parts: readonly string[]): Promise<string>;
+  /**
+   * Keeps the call an approval waits on (an MCP task's tool and arguments) until `expiresAt`, encrypted with a key
+   * derived from the store key and bound to the approval and its person (a call already kept for it stays); calls kept
+   * past their expiry go.
+   */
+  keepCall(approvalId: string, owner: string, call: string, expiresAt: string): Promise<void>;
+  /** The kept call, and its result once it ran; undefined when none is kept for this approval and person at `now`. */
+  keptCall(approvalId: string, owner: string, now: string): Promise<KeptCall | undefined>;
+  /** Keeps the result of a kept call beside it (encrypted the same way), until `expiresAt`. */
+  keepResult(approvalId: string, owner: string, result: string, expiresAt: string): Promise<void>;
   create(approval: NewApproval): Promise<void>;
   get(id: string): Promise<Approval | undefined>;
   /** The newest approval of `owner` with this seal still waiting or decided and not yet taken, unexpired at `now`. */
