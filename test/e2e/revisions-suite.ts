@@ -30,7 +30,11 @@ export function revisionSuite(t: SuiteContext): void {
   it('both revisions advertise MCP Events and list the same 31 event types', async () => {
     const EventList = z.looseObject({ events: z.array(z.looseObject({ name: z.string(), delivery: z.array(z.string()) })) });
     const lists = await Promise.all(REVISIONS.map((r) => t.connection(r).client.request({ method: 'events/list', params: {} }, EventList) as Promise<z.output<typeof EventList>>));
-    for (const r of REVISIONS) expect(t.connection(r).client.getServerCapabilities().extensions, r).toEqual({ 'io.modelcontextprotocol/events': {} });
+    // Tasks (for calls waiting on an approver) are an extension of 2026-07-28 only.
+    for (const r of REVISIONS) {
+      const expected = r === '2026-07-28' ? { 'io.modelcontextprotocol/events': {}, 'io.modelcontextprotocol/tasks': {} } : { 'io.modelcontextprotocol/events': {} };
+      expect(t.connection(r).client.getServerCapabilities().extensions, r).toEqual(expected);
+    }
     expect(lists[0]!.events).toHaveLength(31);
     expect(lists[0]!.events.find((e) => e.name === 'outlook.new_email')?.delivery).toEqual(['webhook', 'poll', 'push']);
     expect(lists[1]!.events).toEqual(lists[0]!.events);
