@@ -14,6 +14,8 @@ export interface StoreProbe {
   classify(error: unknown): StoreUnavailableError | undefined;
   /** A check that failed otherwise (it did not answer in time, or failed in a way `classify` does not know), as unreachable. */
   unanswered(detail: string): StoreUnavailableError;
+  /** How many connections the store holds at most: PostgreSQL's pool, SQLite's one connection. */
+  poolSize: number;
 }
 
 /** The health of one open store, as the server reports it (readiness) and acts on it (refusing requests). */
@@ -28,6 +30,8 @@ export interface StoreHealth {
   checkThoroughly(): Promise<StoreUnavailableError | undefined>;
   /** Calls `listener` whenever the known problem changes (undefined: the store serves again); returns what stops that. */
   onChange(listener: (problem: StoreUnavailableError | undefined) => void): () => void;
+  /** Store calls in flight now, and the connections they share: beyond the pool's size, calls wait for a connection. */
+  pool(): { inFlight: number; size: number };
 }
 
 /** Readiness probes every few seconds share one cheap check per this interval. */
@@ -38,6 +42,7 @@ const CHECK_TIMEOUT_MS = 5_000;
 export class TrackedHealth implements StoreHealth {
   private current: StoreUnavailableError | undefined;
   private checkedAt = -Infinity;
+  private inFlight = 0;
   private checking: Promise<StoreUnavailableError | undefined> | undefined;
   private readonly listeners = new Set<(problem: StoreUnavailableError | undefined) => void>();
 
@@ -69,6 +74,10 @@ export class TrackedHealth implements StoreHealth {
     return () => void this.listeners.delete(listener);
   }
 
+  pool(): { inFlight: number; size: number } {
+    return { inFlight: this.inFlight, size: this.probe.poolSize };
+  }
+
   /** The error a store call failed with: as the store's problem when it is one (and then remembered), else as it was. */
   observe(error: unknown): unknown {
     const problem = error instanceof StoreUnavailableError ? error : this.probe.classify(error);
@@ -90,12 +99,14 @@ export class TrackedHealth implements StoreHealth {
         if (refused) throw refused;
         const started = tracingOn() ? performance.now() : undefined;
         let failed: string | undefined;
+        this.inFlight++;
         try {
           return await method.apply(target, args);
         } catch (error) {
           failed = errorType(error);
           throw this.observe(error);
         } finally {
+          this.inFlight--;
           if (started !== undefined && performance.now() - started >= SLOW_STORE_MS) recordSlow(`store ${part}.${name}`, started, { 'db.operation.name': `${part}.${name}` }, failed);
         }
       };

@@ -15,6 +15,7 @@ export interface Instruments {
   deliveryAttempts: Counter;
   deliveryLag: Histogram;
   backlog: ObservableGauge;
+  storePool: ObservableGauge;
   claimed: Counter;
   polls: Counter;
   reconnectRequired: Counter;
@@ -50,6 +51,10 @@ function build(meter: Meter): Instruments {
     deliveryAttempts: meter.createCounter('switchboard.event.delivery.attempts', { description: 'Attempts to deliver an event to a webhook URL, by route and outcome', unit: '{attempt}' }),
     deliveryLag: seconds('switchboard.event.delivery.lag', 'From an event committed to the log to its delivery', LAG_BUCKETS),
     backlog: meter.createObservableGauge('switchboard.event.delivery.backlog', { description: 'Deliveries pending in the store: due now, or waiting for a later attempt', unit: '{delivery}' }),
+    storePool: meter.createObservableGauge('switchboard.store.pool', {
+      description: 'The store connections of this process: its size, those in use by store calls now, and calls waiting for one',
+      unit: '{connection}',
+    }),
     claimed: meter.createCounter('switchboard.work.claimed', { description: 'Polls and deliveries this process claimed from the shared store', unit: '{item}' }),
     polls: meter.createCounter('switchboard.trigger.polls', { description: 'Trigger polls run, by trigger kind', unit: '{poll}' }),
     reconnectRequired: meter.createCounter('switchboard.accounts.reconnect_required', { description: 'Accounts whose provider refused to renew their sign-in: they need reconnecting', unit: '{account}' }),

@@ -10,7 +10,7 @@ import { INSTANCE_LEASE_PREFIX, type Delivery, type Store, type Trigger } from '
 import type { ToolDeps } from '../tool.js';
 import type { EventLog } from './event-log.js';
 import { DEFAULT_FORWARD_OPTIONS, forwardOnce, type ForwardOptions } from './forward.js';
-import { countClaimed, observeBacklog, observeDelivery, observePoll } from './work-telemetry.js';
+import { countClaimed, observeBacklog, observeDelivery, observePoll, observeStorePool } from './work-telemetry.js';
 import { forwardDispatcher } from '../http/forward-guard.js';
 import { RETENTION_EVERY_MS, sweepEventLog } from './retention.js';
 
@@ -88,7 +88,8 @@ export class Runner {
   }
 
   async start(): Promise<void> {
-    this.unobserve = observeBacklog(this.o.store.work);
+    const unobserve = [observeBacklog(this.o.store.work), observeStorePool(this.o.store.health)];
+    this.unobserve = () => unobserve.forEach((stop) => stop());
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.o.tickMs ?? 1_000);
     // A commit's forwards and subscription deliveries are due at once: the log's news (this process's commits at once,

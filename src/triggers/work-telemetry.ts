@@ -45,6 +45,20 @@ export function countClaimed(work: 'poll' | 'delivery', count: number): void {
   if (count > 0) instruments()?.claimed.add(count, { work });
 }
 
+/** Reports the store's connections at each collection: the pool's size, those in use and the calls waiting; returns what stops it. */
+export function observeStorePool(health: { pool(): { inFlight: number; size: number } }): () => void {
+  const gauge = instruments()?.storePool;
+  if (!gauge) return () => undefined;
+  const report = (result: { observe(value: number, attributes: Record<string, string>): void }) => {
+    const { inFlight, size } = health.pool();
+    result.observe(size, { state: 'size' });
+    result.observe(Math.min(inFlight, size), { state: 'in_use' });
+    result.observe(Math.max(0, inFlight - size), { state: 'waiting' });
+  };
+  gauge.addCallback(report);
+  return () => gauge.removeCallback(report);
+}
+
 /** Reports the deliveries pending in the store (due now, and waiting for a later attempt) at each collection; returns what stops it. */
 export function observeBacklog(work: { deliveryBacklog(): Promise<{ due: number; waiting: number }> }): () => void {
   const gauge = instruments()?.backlog;

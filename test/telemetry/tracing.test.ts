@@ -203,5 +203,8 @@ describe('metrics at /metrics', () => {
     expect(sample(after, 'switchboard_event_delivery_lag_count', { route: 'forward' })).toBe(1);
     expect(sample(after, 'switchboard_event_delivery_backlog', { state: 'due' })).toBe(0);
     expect(sample(after, 'switchboard_work_claimed_total', { work: 'delivery' })).toBeGreaterThanOrEqual(1);
+    // SQLite's one connection; the scrape itself makes no store call, so none is in use or waiting.
+    expect(sample(after, 'switchboard_store_pool', { state: 'size' })).toBe(1);
+    expect(sample(after, 'switchboard_store_pool', { state: 'waiting' })).toBe(0);
   });
 });

@@ -31,10 +31,13 @@ export const COMMITS_CHANNEL = 'switchboard_events';
 /** The database's clock in epoch milliseconds, so instances whose machine clocks differ agree on expiries. */
 export const NOW_MS = 'floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
 
+/** How many connections one process opens to the database at most. */
+export const POOL_SIZE = 10;
+
 /** A pool of connections to the database at `url`; nothing is sent until the first query. */
 export function connect(url: string): Sql {
   return postgres(url, {
-    max: 10,
+    max: POOL_SIZE,
     connect_timeout: 10,
     idle_timeout: 60,
     onnotice: () => undefined,

@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '../../errors.js';
 import type { StoreProbe } from '../health.js';
-import { displayUrl, reasonOf, type Sql } from './connection.js';
+import { displayUrl, POOL_SIZE, reasonOf, type Sql } from './connection.js';
 
 const NAMES_THE_DATABASE = "The server's log names the database.";
 
@@ -46,6 +46,7 @@ export function pgProbe(sql: Sql, url: string, newest: number): StoreProbe {
     );
   };
   return {
+    poolSize: POOL_SIZE,
     thorough: check,
     cheap: check,
     classify: (error) => pgStoreError(error, url),

@@ -64,6 +64,7 @@ export function sqliteProbe(db: Database.Database, dbFile: string, newest: numbe
     );
   };
   return {
+    poolSize: 1,
     async thorough() {
       const found = db.prepare('PRAGMA quick_check(1)').pluck().all() as string[];
       if (found[0] !== 'ok') throw damaged(dbFile, `PRAGMA quick_check: ${found.join('; ').replace(/\s+/g, ' ').trim()}`, 'SQLITE_CORRUPT');
