@@ -1,11 +1,8 @@
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  inputRequired,
   ProtocolErrorCode,
   type Server,
   type CallToolRequest,
   type CallToolResult,
-  type ClientCapabilities,
   type InputRequiredResult,
   type JSONRPCErrorResponse,
   type JSONRPCNotification,
@@ -14,15 +11,15 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { AccountError, InputError, ShutdownError, ToolRefusedError } from '../errors.js';
+import { InputError, ShutdownError, ToolRefusedError } from '../errors.js';
 import { personOf } from '../governance/person.js';
 import { effectOfAnnotations, personToolsCache } from '../governance/tool-access.js';
 import { READ_SCOPE } from '../team/scopes.js';
-import { ownEvents, type Approval, type Provider, type TriggerEvent } from '../store/types.js';
+import { ownEvents, type Approval, type TriggerEvent } from '../store/types.js';
 import type { EventsErrorNumbering } from '../config.js';
 import type { EventsLimits } from '../events/limits.js';
 import type { Logger } from '../log.js';
-import { findProviderRecord } from '../providers.js';
+import { capabilitiesOf, SIGN_IN_INPUT, signInRequest } from './sign-in-request.js';
 import { CheckedServer, invalidParams, refuseCursor, RequestError } from './requests.js';
 import type { CallContext, CallFacts, Tool, ToolDeps } from '../tool.js';
 import { actorOf } from './actor.js';
@@ -62,9 +59,6 @@ export interface ServerDeps extends ToolDeps {
   eventsTiming?: { minTtlMs?: number; heartbeatMs?: number };
 }
 
-/** The input request key under which a 2026 tool call asks the client to open a sign-in link. */
-const SIGN_IN_INPUT = 'sign_in';
-
 const INSTRUCTIONS =
   'Switchboard connects Outlook, GitHub, Vercel and a sales-intelligence API. Tools are named <provider>_<step>; ' +
   'each takes an optional "account" (id or label from accounts_list; without it the provider\'s default account is used). ' +
@@ -72,28 +66,6 @@ const INSTRUCTIONS =
   'Paged lists return next_cursor: pass it back as "cursor" (it keeps the first call\'s filters) for the next page. ' +
   'List tools take "fields" to return only those fields of each record. ' +
   '<provider>_api_call reaches any path of that provider. A result too large for the token budget comes cut, with next_cursor for the rest.';
-
-/** The client's capabilities: from the request itself in 2026, from initialize in 2025. */
-function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
-  const envelope = ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined;
-  return envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
-}
-
-/**
- * When an account needs a new sign-in and the client can open links, the call answers with the link to open (a 2026
- * input request; for a 2025 client the SDK sends it as URL-mode elicitation) and runs again once the client has
- * answered. The link starts the same sign-in as the Integrations page, with its callback on this process.
- */
-async function signInRequest(server: Server, deps: ServerDeps, ctx: ServerContext, error: unknown): Promise<InputRequiredResult | undefined> {
-  const target = error instanceof AccountError ? error.reconnect : undefined;
-  const base = deps.signInBase?.();
-  if (!target || !base || !deps.signIn || !findProviderRecord(target.provider)?.oauth) return undefined;
-  if (!capabilitiesOf(server, ctx)?.elicitation?.url) return undefined;
-  const provider = target.provider as Provider;
-  const { url } = await deps.signIn.beginSignIn(provider, { redirectUri: `${base}/oauth/callback/${provider}`, label: target.label, owner: deps.owner });
-  const message = `The ${provider} account "${target.label}" needs a new sign-in. Open the link to sign in again.`;
-  return inputRequired({ inputRequests: { [SIGN_IN_INPUT]: inputRequired.elicitUrl({ message, url }) } });
-}
 
 /** Runs one call; `approvedId` when an approval given to its task (tasks/get) was taken for it: the gate is then passed. */
 async function callTool(server: Server, deps: ServerDeps, tool: Tool, params: CallToolRequest['params'], ctx: ServerContext, approvedId?: string): Promise<CallToolResult | InputRequiredResult> {
