@@ -1,4 +1,4 @@
-import { toDelivery, toTrigger, type DeliveryRow, type TriggerRow } from '../rows.js';
+import { PAYLOAD_ONCE, toDeliveries, toTrigger, type DeliveryRow, type TriggerRow } from '../rows.js';
 import type { Delivery, Trigger, WorkStore } from '../types.js';
 import { NOW_MS, type Sql } from './connection.js';
 
@@ -58,37 +58,49 @@ export class PgWorkStore implements WorkStore {
     return { due: row!.due, waiting: row!.waiting };
   }
 
+  /**
+   * The due deliveries, oldest first. One whose subscription no longer takes deliveries (lapsed, suspended, removed)
+   * is given up as it comes due rather than handed out, and the claim looks further, so it still fills up.
+   */
   async claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]> {
     const now = Date.now();
+    const taken: Delivery[] = [];
+    for (let want = limit; want > 0; want = limit - taken.length) {
+      const rows = await this.claimOnce(holder, want, ttlMs, now);
+      taken.push(...toDeliveries(rows.filter((row) => row.live), this.key, now));
+      if (rows.every((row) => row.live) || rows.length < want) break;
+    }
+    return taken;
+  }
+
+  /** One claim of up to `limit` due deliveries: the row of each, and whether it was claimed (live) or given up. */
+  private async claimOnce(holder: string, limit: number, ttlMs: number, now: number): Promise<Array<DeliveryRow & { live: boolean }>> {
     // An attempt's due time and a subscription's refreshBefore were set on the clock of the process that wrote them; claims use the database's.
     const live = this.sql`EXISTS (SELECT 1 FROM event_subscriptions s WHERE s.id = deliveries.subscription_id AND s.status = 'active'
       AND (s.refresh_before IS NULL OR s.refresh_before > ${now}::bigint))`;
-    const rows = await this.sql<DeliveryRow[]>`
-      WITH lapsed AS (
-        UPDATE deliveries SET state = 'expired', claimed_by = NULL, claimed_until = NULL
-        WHERE id IN (
-          SELECT id FROM deliveries
-          WHERE state = 'pending' AND subscription_id IS NOT NULL AND next_attempt_at <= ${now} AND COALESCE(claimed_until, 0) < ${this.now} AND NOT ${live}
-          FOR UPDATE SKIP LOCKED)),
-      due AS (
-        SELECT id FROM deliveries
+    return await this.sql<Array<DeliveryRow & { live: boolean }>>`
+      WITH due AS (
+        SELECT id, (subscription_id IS NULL OR ${live}) AS live FROM deliveries
         WHERE state = 'pending' AND next_attempt_at <= ${now} AND COALESCE(claimed_until, 0) < ${this.now}
-          AND (subscription_id IS NULL OR ${live})
           AND trigger_id NOT IN (SELECT t.id FROM triggers t JOIN team_users u ON u.id = t.owner WHERE u.disabled)
         ORDER BY next_attempt_at, id LIMIT ${limit}
         FOR UPDATE SKIP LOCKED),
+      lapsed AS (
+        UPDATE deliveries d SET state = 'expired', claimed_by = NULL, claimed_until = NULL
+        FROM due WHERE d.id = due.id AND NOT due.live),
       claimed AS (
         UPDATE deliveries d SET claimed_by = ${holder}, claimed_until = ${this.now} + ${ttlMs}
-        FROM due WHERE d.id = due.id
+        FROM due WHERE d.id = due.id AND due.live
         RETURNING d.*)
-      SELECT c.id AS delivery_id, c.url, c.attempts, c.give_up_at, t.secret_enc, c.subscription_id,
+      SELECT due.live, c.id AS delivery_id, c.url, c.attempts, c.give_up_at, t.secret_enc, c.subscription_id,
         s.name AS subscription_name, s.secret_enc AS subscription_secret_enc, s.refresh_before, s.last_delivery_at,
         (s.failed_since IS NOT NULL OR s.failed_attempts > 0) AS subscription_failing,
-        (SELECT min(o.event_id) FROM deliveries o WHERE o.subscription_id = c.subscription_id AND o.state = 'pending') AS owed_from, e.*
-      FROM claimed c JOIN events e ON e.id = c.event_id LEFT JOIN triggers t ON t.id = c.trigger_id
+        (SELECT min(o.event_id) FROM deliveries o WHERE o.subscription_id = c.subscription_id AND o.state = 'pending') AS owed_from,
+        ${this.sql.unsafe(PAYLOAD_ONCE('c'))}
+      FROM due LEFT JOIN claimed c ON c.id = due.id LEFT JOIN events e ON e.id = c.event_id LEFT JOIN triggers t ON t.id = c.trigger_id
         LEFT JOIN event_subscriptions s ON s.id = c.subscription_id
+      WHERE c.id IS NULL OR e.id IS NOT NULL
       ORDER BY c.next_attempt_at, c.id`;
-    return rows.map((row) => toDelivery(row, this.key, now));
   }
 
   async renewClaims(holder: string, ttlMs: number): Promise<void> {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { toDelivery, toTrigger, type DeliveryRow, type TriggerRow } from '../rows.js';
+import { PAYLOAD_ONCE, toDeliveries, toTrigger, type DeliveryRow, type TriggerRow } from '../rows.js';
 import type { Delivery, Trigger, WorkStore } from '../types.js';
 
 /** Claims in one SQLite file: each claim is one immediate transaction, so two processes never take the same work. */
@@ -62,39 +62,47 @@ export class SqliteWorkStore implements WorkStore {
     return { due: row.due, waiting: row.waiting };
   }
 
+  /**
+   * The due deliveries, oldest first. One whose subscription no longer takes deliveries (lapsed, suspended, removed)
+   * is given up as it comes due rather than handed out, and the claim looks further, so it still fills up.
+   */
   async claimDeliveries(holder: string, limit: number, ttlMs: number): Promise<Delivery[]> {
     const now = this.clock();
+    const due = this.db.prepare(
+      `SELECT id, (subscription_id IS NULL OR EXISTS (${LIVE_SUBSCRIPTION})) AS live FROM deliveries
+       WHERE state = 'pending' AND next_attempt_at <= @now AND COALESCE(claimed_until, 0) < @now
+         AND trigger_id NOT IN (SELECT t.id FROM triggers t JOIN team_users u ON u.id = t.owner WHERE u.disabled = 1)
+       ORDER BY next_attempt_at, id LIMIT @limit`,
+    );
+    const inIds = 'WHERE id IN (SELECT value FROM json_each(@ids))';
     const claim = this.db.transaction(() => {
-      this.db
-        .prepare(
-          `UPDATE deliveries SET state = 'expired', claimed_by = NULL, claimed_until = NULL
-           WHERE state = 'pending' AND subscription_id IS NOT NULL AND next_attempt_at <= @now AND COALESCE(claimed_until, 0) < @now
-             AND NOT EXISTS (${LIVE_SUBSCRIPTION})`,
-        )
-        .run({ now });
-      const ids = this.db
-        .prepare(
-          `UPDATE deliveries SET claimed_by = @holder, claimed_until = @until
-           WHERE id IN (
-             SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= @now AND COALESCE(claimed_until, 0) < @now
-               AND trigger_id NOT IN (SELECT t.id FROM triggers t JOIN team_users u ON u.id = t.owner WHERE u.disabled = 1)
-             ORDER BY next_attempt_at, id LIMIT @limit)
-           RETURNING id`,
-        )
-        .all({ holder, until: now + ttlMs, now, limit }) as Array<{ id: number }>;
+      const taken: number[] = [];
+      for (let want = limit; want > 0; want = limit - taken.length) {
+        const rows = due.all({ now, limit: want }) as Array<{ id: number; live: number }>;
+        const [live, lapsed] = [rows.filter((r) => r.live).map((r) => r.id), rows.filter((r) => !r.live).map((r) => r.id)];
+        if (live.length) {
+          this.db.prepare(`UPDATE deliveries SET claimed_by = @holder, claimed_until = @until ${inIds}`).run({ ids: JSON.stringify(live), holder, until: now + ttlMs });
+        }
+        if (lapsed.length) {
+          this.db.prepare(`UPDATE deliveries SET state = 'expired', claimed_by = NULL, claimed_until = NULL ${inIds}`).run({ ids: JSON.stringify(lapsed) });
+        }
+        taken.push(...live);
+        if (lapsed.length === 0 || rows.length < want) break;
+      }
       return this.db
         .prepare(
           `SELECT d.id AS delivery_id, d.url, d.attempts, d.give_up_at, t.secret_enc, d.subscription_id,
              s.name AS subscription_name, s.secret_enc AS subscription_secret_enc, s.refresh_before, s.last_delivery_at,
              (s.failed_since IS NOT NULL OR s.failed_attempts > 0) AS subscription_failing,
-             (SELECT MIN(o.event_id) FROM deliveries o WHERE o.subscription_id = d.subscription_id AND o.state = 'pending') AS owed_from, e.*
+             (SELECT MIN(o.event_id) FROM deliveries o WHERE o.subscription_id = d.subscription_id AND o.state = 'pending') AS owed_from,
+             ${PAYLOAD_ONCE('d')}
            FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN triggers t ON t.id = d.trigger_id
              LEFT JOIN event_subscriptions s ON s.id = d.subscription_id
            WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.next_attempt_at, d.id`,
         )
-        .all(JSON.stringify(ids.map((r) => r.id))) as DeliveryRow[];
+        .all(JSON.stringify(taken)) as DeliveryRow[];
     });
-    return claim.immediate().map((row) => toDelivery(row, this.key, now));
+    return toDeliveries(claim.immediate(), this.key, now);
   }
 
   async renewClaims(holder: string, ttlMs: number): Promise<void> {
