@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../log.js';
 import { forOwner } from '../owner.js';
-import { LAST_DELIVERY_PRECISION_MS, type Delivery } from '../store/types.js';
+import type { Delivery } from '../store/types.js';
 import type { CallContext, ToolDeps } from '../tool.js';
 import { encodeCursor } from './cursor.js';
 import { nextAttemptAt } from './delivery-schedule.js';
@@ -11,7 +11,6 @@ import { EXPIRED_GRACE_MS } from './subscription-terms.js';
 import { releaseTrigger } from './subscriptions.js';
 import { sendSigned } from './webhook-sender.js';
 
-const MAX_REMEMBERED = 10_000;
 const MAX_REMEMBERED_BODIES = 16;
 
 export interface SubscriptionWorkOptions {
@@ -42,8 +41,6 @@ export interface SubscriptionWork {
 export function subscriptionWork(o: SubscriptionWorkOptions): SubscriptionWork {
   const now = o.now ?? Date.now;
   const store = o.deps.store;
-  // When this process last recorded a success per subscription: deliveries claimed together need not each write it.
-  const succeeded = new Map<string, number>();
   // Subscriptions on one trigger are sent the same event with the same name and, mostly, the same cursor: one body each.
   const bodies = new Map<string, OutgoingBody>();
 
@@ -58,15 +55,6 @@ export function subscriptionWork(o: SubscriptionWorkOptions): SubscriptionWork {
       bodies.set(key, body);
     }
     return body;
-  }
-
-  /** A success is written unless failures need clearing or one was written less than the store's precision ago. */
-  async function recordSuccess(subscription: NonNullable<Delivery['subscription']>, at: number): Promise<void> {
-    const last = succeeded.get(subscription.id) ?? subscription.lastDeliveryAt;
-    if (!subscription.failing && last !== null && last > at - LAST_DELIVERY_PRECISION_MS) return;
-    if (succeeded.size >= MAX_REMEMBERED) succeeded.clear();
-    succeeded.set(subscription.id, at);
-    await store.subscriptions.recordOutcome(subscription.id, { deliveredAt: at });
   }
 
   /**
@@ -104,11 +92,7 @@ export function subscriptionWork(o: SubscriptionWorkOptions): SubscriptionWork {
       delivered: outcome.ok,
       nextAttemptAt: next !== null && next <= delivery.giveUpAt ? next : null,
     });
-    if (outcome.ok) await recordSuccess(subscription, at);
-    else {
-      succeeded.delete(subscription.id);
-      await store.subscriptions.recordOutcome(subscription.id, { error: outcome.category ?? 'connection_refused', at });
-    }
+    if (!outcome.ok) await store.subscriptions.recordOutcome(subscription.id, { error: outcome.category ?? 'connection_refused', at });
     return outcome.ok;
   }
 

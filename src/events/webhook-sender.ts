@@ -132,18 +132,18 @@ async function postOnce(post: SignedPost, options: SendOptions, readAnswer: bool
   if (refusal) return { failure: { ok: false, category: 'connection_refused', retry: false, reason: `refused, not retried: ${refusal}` } };
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const headers = signedHeaders(post, options.now?.() ?? new Date());
-  // The whole exchange is bounded, not only each wait; AbortSignal.timeout costs 25 times as much per request.
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new DOMException('the delivery took too long', 'TimeoutError')), timeoutMs);
+  // The whole exchange is bounded: the waits by undici's timeouts, the answer's body by a timer that ends it. (An
+  // AbortSignal per request was a tenth of the sender's CPU in the benchmark.)
+  let res: Dispatcher.ResponseData | undefined;
+  const timer = setTimeout(() => res?.body.destroy(Object.assign(new Error('the answer took too long'), { code: 'UND_ERR_BODY_TIMEOUT' })), timeoutMs);
   try {
-    const res = await request(post.url, {
+    res = await request(post.url, {
       method: 'POST',
       headers,
       body: post.body,
       dispatcher: options.dispatcher,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      signal: deadline.signal,
     });
     if (!readAnswer || res.statusCode < 200 || res.statusCode >= 300) {
       await res.body.dump().catch(() => undefined);

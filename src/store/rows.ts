@@ -146,8 +146,6 @@ export type DeliveryRow = Omit<EventRow, 'payload_json'> & {
   subscription_secret_enc: string | null;
   refresh_before: number | null;
   owed_from: number | string | null;
-  last_delivery_at: number | string | null;
-  subscription_failing: number | boolean | null;
   /** The event's owner, whose subscription this is. */
   owner: string;
 };
@@ -184,8 +182,6 @@ function toDelivery(row: DeliveryRow, event: TriggerEvent, key: Buffer, now: num
       secrets,
       refreshBefore: row.refresh_before,
       owedFrom: Number(row.owed_from ?? row.id),
-      lastDeliveryAt: row.last_delivery_at === null ? null : Number(row.last_delivery_at),
-      failing: Boolean(row.subscription_failing),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -209,6 +210,32 @@ describe('verifyCallback', () => {
     const refused = await verifyCallback({ url: 'https://10.0.0.7/hook', subscriptionId: 's', secret: current }, options);
     expect(refused).toMatchObject({ ok: false, category: 'connection_refused' });
     outcomes.push(refused);
+  });
+});
+
+describe('an answer that never ends', () => {
+  it('is cut off at the timeout: a challenge fails as a timeout, a 2xx delivery counts as received', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const trickler = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).write('{"challenge":');
+      const drip = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(drip));
+    });
+    trickler.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((done) => trickler.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(trickler.address() as import('node:net').AddressInfo).port}/hook`;
+    try {
+      const started = Date.now();
+      const challenge = await verifyCallback({ url, subscriptionId: 'sub_t', secret: current }, { ...options, timeoutMs: 400 });
+      expect(challenge).toMatchObject({ ok: false, category: 'timeout' });
+      const delivery = await sendSigned({ url, subscriptionId: 'sub_t', webhookId: 'msg_t', body: '{}', secrets: [current] }, { ...options, timeoutMs: 400 });
+      expect(delivery).toMatchObject({ ok: true, status: 200 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((done) => trickler.close(done));
+    }
   });
 });
 

@@ -131,14 +131,22 @@ describe.each(ADAPTERS)('event subscriptions on $name', (adapter) => {
 
     await store.subscriptions.upsert(webhook('sub_f'));
     expect(await store.subscriptions.get('sub_f')).toMatchObject({ status: 'active', failedSince: null });
-    await store.subscriptions.recordOutcome('sub_f', { deliveredAt: 1234 });
-    expect(await store.subscriptions.get('sub_f')).toMatchObject({ lastDeliveryAt: 1234, failedSince: null });
 
-    // A claimed delivery says whether failures need clearing and when the last success was, so a success writes only then.
+    // A delivered attempt records the success with it: failures cleared, and the time, written at most once a second.
     await store.subscriptions.recordOutcome('sub_f', { error: 'http_5xx', at: Date.now() });
-    await store.triggers.commit(triggerId, { events: [ev('2')] });
-    const [failing] = (await claimAll()).filter((d) => d.subscription!.id === 'sub_f');
-    expect(failing!.subscription).toMatchObject({ lastDeliveryAt: 1234, failing: true });
+    await store.triggers.commit(triggerId, { events: [ev('2'), ev('3')] });
+    const [first, second] = (await claimAll()).filter((d) => d.subscription!.id === 'sub_f');
+    const before = Date.now();
+    await store.events.recordAttempt(first!.id, { status: 204, durationMs: 1, nextAttemptAt: null, delivered: true });
+    const recorded = (await store.subscriptions.get('sub_f'))!;
+    expect(recorded).toMatchObject({ failedSince: null, lastError: 'http_5xx' });
+    expect(recorded.lastDeliveryAt).toBeGreaterThanOrEqual(before);
+    await adapter.raw(location, "UPDATE event_subscriptions SET last_delivery_at = last_delivery_at - 500 WHERE id = 'sub_f'");
+    await store.events.recordAttempt(second!.id, { status: 204, durationMs: 1, nextAttemptAt: null, delivered: true });
+    expect((await store.subscriptions.get('sub_f'))!.lastDeliveryAt).toBe(recorded.lastDeliveryAt! - 500);
+    await adapter.raw(location, "UPDATE event_subscriptions SET last_delivery_at = last_delivery_at - 1000 WHERE id = 'sub_f'");
+    await store.events.recordAttempt(second!.id, { status: 204, durationMs: 1, nextAttemptAt: null, delivered: true });
+    expect((await store.subscriptions.get('sub_f'))!.lastDeliveryAt).toBeGreaterThanOrEqual(before);
   });
 
   it('keeps the watermark below the oldest event not yet delivered or given up, and moves it on in quiet times', async () => {

@@ -1,6 +1,6 @@
 import { consumerOf, ownedConsumer, type Owner } from '../owner.js';
 import { toEvent, type EventRow } from '../rows.js';
-import { PRUNED_THROUGH_KEY } from '../subscription-rules.js';
+import { LAST_DELIVERY_PRECISION_MS, PRUNED_THROUGH_KEY } from '../subscription-rules.js';
 import type { ConsumerFailure, EventStore, TriggerEvent } from '../types.js';
 import { COMMITS_CHANNEL, type Queryable, type Sql } from './connection.js';
 
@@ -134,18 +134,20 @@ export class PgEventStore implements EventStore {
     deliveryId: number,
     a: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
   ): Promise<void> {
-    await this.sql.begin(async (tx) => {
-      const [row] = await tx<{ attempts: number }[]>`UPDATE deliveries SET attempts = attempts + 1 WHERE id = ${deliveryId} RETURNING attempts`;
-      if (!row) return;
-      await tx`
-        INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms)
-        VALUES (${deliveryId}, ${row.attempts}, ${this.now()}, ${a.status ?? null}, ${a.error ?? null}, ${Math.round(a.durationMs)})`;
-      const state = a.delivered ? 'delivered' : a.nextAttemptAt === null ? 'failed' : 'pending';
-      await tx`
-        UPDATE deliveries SET state = ${state}, next_attempt_at = COALESCE(${a.nextAttemptAt}::bigint, next_attempt_at),
+    const at = this.clock();
+    const state = a.delivered ? 'delivered' : a.nextAttemptAt === null ? 'failed' : 'pending';
+    // One statement, so one round trip; a delivered attempt's subscription is written only when its success needs it.
+    await this.sql`
+      WITH attempted AS (
+        UPDATE deliveries SET attempts = attempts + 1, state = ${state}, next_attempt_at = COALESCE(${a.nextAttemptAt}::bigint, next_attempt_at),
           last_status = ${a.status ?? null}, last_error = ${a.error ?? null}, claimed_by = NULL, claimed_until = NULL
-        WHERE id = ${deliveryId}`;
-    });
+        WHERE id = ${deliveryId} RETURNING id, attempts, subscription_id),
+      logged AS (
+        INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms)
+        SELECT id, attempts, ${this.now()}::text, ${a.status ?? null}::integer, ${a.error ?? null}::text, ${Math.round(a.durationMs)}::integer FROM attempted)
+      UPDATE event_subscriptions s SET last_delivery_at = ${at}, failed_since = NULL, failed_attempts = 0, updated_at = ${at}
+      FROM attempted WHERE ${a.delivered}::boolean AND s.id = attempted.subscription_id
+        AND (s.last_delivery_at IS NULL OR s.last_delivery_at < ${at - LAST_DELIVERY_PRECISION_MS} OR s.failed_since IS NOT NULL OR s.failed_attempts > 0)`;
   }
 
   async deferDelivery(deliveryId: number, until: number): Promise<void> {

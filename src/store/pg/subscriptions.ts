@@ -1,6 +1,5 @@
 import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import {
-  LAST_DELIVERY_PRECISION_MS,
   nextSecrets,
   noSubscription,
   noTrigger,
@@ -119,13 +118,6 @@ export class PgSubscriptionStore implements SubscriptionStore {
   }
 
   async recordOutcome(id: string, outcome: DeliveryOutcome): Promise<void> {
-    if ('deliveredAt' in outcome) {
-      await this.sql`
-        UPDATE event_subscriptions SET last_delivery_at = ${outcome.deliveredAt}, failed_since = NULL, failed_attempts = 0, updated_at = ${this.clock()}
-        WHERE id = ${id} AND ${this.own()}
-          AND (last_delivery_at IS NULL OR last_delivery_at < ${outcome.deliveredAt - LAST_DELIVERY_PRECISION_MS} OR failed_since IS NOT NULL OR failed_attempts > 0)`;
-      return;
-    }
     await this.sql.begin(async (tx) => {
       const row = await this.row(id, tx, tx`FOR UPDATE`);
       if (!row) return;

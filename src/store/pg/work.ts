@@ -93,8 +93,7 @@ export class PgWorkStore implements WorkStore {
         FROM due WHERE d.id = due.id AND due.live
         RETURNING d.*)
       SELECT due.live, c.id AS delivery_id, c.url, c.attempts, c.give_up_at, t.secret_enc, c.subscription_id,
-        s.name AS subscription_name, s.secret_enc AS subscription_secret_enc, s.refresh_before, s.last_delivery_at,
-        (s.failed_since IS NOT NULL OR s.failed_attempts > 0) AS subscription_failing,
+        s.name AS subscription_name, s.secret_enc AS subscription_secret_enc, s.refresh_before,
         (SELECT min(o.event_id) FROM deliveries o WHERE o.subscription_id = c.subscription_id AND o.state = 'pending') AS owed_from,
         ${this.sql.unsafe(PAYLOAD_ONCE('c'))}
       FROM due LEFT JOIN claimed c ON c.id = due.id LEFT JOIN events e ON e.id = c.event_id LEFT JOIN triggers t ON t.id = c.trigger_id

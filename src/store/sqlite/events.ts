@@ -1,13 +1,16 @@
 import type Database from 'better-sqlite3';
 import { consumerOf, ownedConsumer, type Owner } from '../owner.js';
 import { toEvent, type EventRow } from '../rows.js';
-import { PRUNED_THROUGH_KEY } from '../subscription-rules.js';
+import { LAST_DELIVERY_PRECISION_MS, PRUNED_THROUGH_KEY } from '../subscription-rules.js';
 import type { ConsumerFailure, EventStore, TriggerEvent } from '../types.js';
 
 /** The view owner's events; every owner's when @owner is NULL. */
 const OWN = '(@owner IS NULL OR owner = @owner)';
 /** The view owner's consumers (see ownedConsumer): the personal owner's names have no '/', a person's start with their id and '/'. */
 const OWN_CONSUMERS = "(@owner IS NULL OR (@owner = '' AND instr(consumer, '/') = 0) OR (@owner <> '' AND substr(consumer, 1, length(@owner) + 1) = @owner || '/'))";
+
+/** A delivered attempt's subscription needs its success written: failures to clear, or its last one older than the precision. */
+const SUCCESS_UNRECORDED = `(last_delivery_at IS NULL OR last_delivery_at < @at - ${LAST_DELIVERY_PRECISION_MS} OR failed_since IS NOT NULL OR failed_attempts > 0)`;
 
 type FailureRow = EventRow & { consumer: string; attempts: number; last_error: string; failed_at: string; retry_requested_at: string | null };
 
@@ -133,18 +136,25 @@ export class SqliteEventStore implements EventStore {
     deliveryId: number,
     a: { status?: number; error?: string; durationMs: number; nextAttemptAt: number | null; delivered: boolean },
   ): Promise<void> {
+    const at = this.clock();
+    const state = a.delivered ? 'delivered' : a.nextAttemptAt === null ? 'failed' : 'pending';
     this.db.transaction(() => {
-      const row = this.db.prepare('UPDATE deliveries SET attempts = attempts + 1 WHERE id = ? RETURNING attempts').get(deliveryId) as
-        | { attempts: number }
-        | undefined;
+      const row = this.db
+        .prepare(
+          `UPDATE deliveries SET attempts = attempts + 1, state = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_status = ?, last_error = ?,
+             claimed_by = NULL, claimed_until = NULL
+           WHERE id = ? RETURNING attempts, subscription_id`,
+        )
+        .get(state, a.nextAttemptAt, a.status ?? null, a.error ?? null, deliveryId) as { attempts: number; subscription_id: string | null } | undefined;
       if (!row) return;
       this.db
         .prepare('INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(deliveryId, row.attempts, new Date(this.clock()).toISOString(), a.status ?? null, a.error ?? null, Math.round(a.durationMs));
-      const state = a.delivered ? 'delivered' : a.nextAttemptAt === null ? 'failed' : 'pending';
-      this.db
-        .prepare('UPDATE deliveries SET state = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_status = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ?')
-        .run(state, a.nextAttemptAt, a.status ?? null, a.error ?? null, deliveryId);
+        .run(deliveryId, row.attempts, new Date(at).toISOString(), a.status ?? null, a.error ?? null, Math.round(a.durationMs));
+      if (a.delivered && row.subscription_id !== null) {
+        this.db
+          .prepare(`UPDATE event_subscriptions SET last_delivery_at = @at, failed_since = NULL, failed_attempts = 0, updated_at = @at WHERE id = @id AND ${SUCCESS_UNRECORDED}`)
+          .run({ at, id: row.subscription_id });
+      }
     })();
   }
 

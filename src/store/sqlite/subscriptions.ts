@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import { PERSONAL_OWNER, type Owner } from '../owner.js';
 import {
-  LAST_DELIVERY_PRECISION_MS,
   nextSecrets,
   noSubscription,
   noTrigger,
@@ -116,15 +115,6 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
   }
 
   async recordOutcome(id: string, outcome: DeliveryOutcome): Promise<void> {
-    if ('deliveredAt' in outcome) {
-      this.db
-        .prepare(
-          `UPDATE event_subscriptions SET last_delivery_at = @at, failed_since = NULL, failed_attempts = 0, updated_at = @now WHERE id = @id AND ${OWN}
-             AND (last_delivery_at IS NULL OR last_delivery_at < @at - ${LAST_DELIVERY_PRECISION_MS} OR failed_since IS NOT NULL OR failed_attempts > 0)`,
-        )
-        .run({ at: outcome.deliveredAt, now: this.clock(), id, ...this.scope });
-      return;
-    }
     this.db
       .transaction(() => {
         const row = this.row(id);

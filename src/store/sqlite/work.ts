@@ -92,8 +92,7 @@ export class SqliteWorkStore implements WorkStore {
       return this.db
         .prepare(
           `SELECT d.id AS delivery_id, d.url, d.attempts, d.give_up_at, t.secret_enc, d.subscription_id,
-             s.name AS subscription_name, s.secret_enc AS subscription_secret_enc, s.refresh_before, s.last_delivery_at,
-             (s.failed_since IS NOT NULL OR s.failed_attempts > 0) AS subscription_failing,
+             s.name AS subscription_name, s.secret_enc AS subscription_secret_enc, s.refresh_before,
              (SELECT MIN(o.event_id) FROM deliveries o WHERE o.subscription_id = d.subscription_id AND o.state = 'pending') AS owed_from,
              ${PAYLOAD_ONCE('d')}
            FROM deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN triggers t ON t.id = d.trigger_id

@@ -62,7 +62,8 @@ export interface SubscriptionSecrets {
   previousUntil?: number;
 }
 
-export type DeliveryOutcome = { deliveredAt: number } | { error: SubscriptionError; at: number };
+/** A failed attempt; a success is recorded with the attempt itself (EventStore.recordAttempt). */
+export type DeliveryOutcome = { error: SubscriptionError; at: number };
 
 export interface ReplayResult {
   enqueued: number;
@@ -82,10 +83,6 @@ export interface DeliverySubscription {
   refreshBefore: number | null;
   /** The oldest event still owed to the subscription when this delivery was claimed (this one's, or an older one's). */
   owedFrom: number;
-  /** When a delivery to it last succeeded, as recorded when this one was claimed; null before the first. */
-  lastDeliveryAt: number | null;
-  /** Whether failures are counted against it (failed_since set): the next success must clear them. */
-  failing: boolean;
 }
 
 export interface SubscriptionStore {
@@ -102,7 +99,7 @@ export interface SubscriptionStore {
   secrets(id: string): Promise<SubscriptionSecrets | undefined>;
   /** Subscriptions whose refreshBefore has passed at `now`. */
   expired(now: number): Promise<EventSubscription[]>;
-  /** Notes an attempt's outcome; persistent failure suspends the subscription (see SUSPEND_AFTER_MS). */
+  /** Notes a failed attempt; persistent failure suspends the subscription (see SUSPEND_AFTER_MS). */
   recordOutcome(id: string, outcome: DeliveryOutcome): Promise<void>;
   countByOwner(owner: string): Promise<number>;
   /** Until when (epoch ms) a callback URL counts as verified for the owner; undefined when not, or no more. */
