@@ -5,7 +5,7 @@ import type { Delivery } from '../store/types.js';
 import type { CallContext, ToolDeps } from '../tool.js';
 import { encodeCursor } from './cursor.js';
 import { nextAttemptAt } from './delivery-schedule.js';
-import { occurrenceBody, type OutgoingBody } from './occurrence.js';
+import { occurrenceBody } from './occurrence.js';
 import type { PerMinuteLimit } from './limits.js';
 import { EXPIRED_GRACE_MS } from './subscription-terms.js';
 import { releaseTrigger } from './subscriptions.js';
@@ -41,17 +41,19 @@ export interface SubscriptionWork {
 export function subscriptionWork(o: SubscriptionWorkOptions): SubscriptionWork {
   const now = o.now ?? Date.now;
   const store = o.deps.store;
-  // Subscriptions on one trigger are sent the same event with the same name and, mostly, the same cursor: one body each.
-  const bodies = new Map<string, OutgoingBody>();
+  // Subscriptions on one trigger are sent the same event with the same name and, mostly, the same cursor: one body, as
+  // bytes, signed and written by each without encoding it again.
+  const bodies = new Map<string, { webhookId: string; body: Buffer }>();
 
-  function bodyOf(delivery: Delivery): OutgoingBody {
+  function bodyOf(delivery: Delivery): { webhookId: string; body: Buffer } {
     const subscription = delivery.subscription!;
     const cursor = cursorAfter(delivery);
     const key = `${delivery.event.id} ${cursor} ${subscription.name}`;
     let body = bodies.get(key);
     if (!body) {
       if (bodies.size >= MAX_REMEMBERED_BODIES) bodies.clear();
-      body = occurrenceBody(delivery.event, subscription, cursor);
+      const made = occurrenceBody(delivery.event, subscription, cursor);
+      body = { webhookId: made.webhookId, body: Buffer.from(made.body) };
       bodies.set(key, body);
     }
     return body;
