@@ -2,29 +2,20 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } f
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as z from 'zod/v4';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import type { Provider, Store } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
-import { ADAPTERS, cleanUp, type Adapter } from '../store/adapters.js';
+import { ADAPTERS, type Adapter } from '../store/adapters.js';
 import { post, startTeamServer, type TeamServer } from '../team/team.js';
+import { sandboxPerFile } from '../support/sandbox-per-file.js';
 
 /**
  * In team mode each person is offered the event types their accounts and token allow: the kinds of the providers
  * they hold an account of (their own, or one shared with them), and none on a token that may only read.
  */
 
-let sandbox: Sandbox;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox?.close());
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  await cleanUp();
-});
+const bed = sandboxPerFile();
 
 const ListResult = z.looseObject({ events: z.array(z.looseObject({ name: z.string() })) });
 const kindsOf = (...providers: Provider[]) => [...TRIGGER_KINDS.values()].filter((k) => providers.includes(k.connector)).map((k) => k.kind);
@@ -34,7 +25,7 @@ async function person(store: Store, login: string, scope: string, providers: Pro
   const user = await store.team.users.signIn({ provider: 'github', subject: `id-${login}`, login, email: `${login}@contoso.example` });
   const { token, hash } = newPersonalToken();
   await store.team.tokens.create({ owner: user.id, name: 'events', scope, tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
-  for (const sample of sandbox.accounts.filter((a) => providers.includes(a.provider))) {
+  for (const sample of bed.sandbox.accounts.filter((a) => providers.includes(a.provider))) {
     await store.ownedBy(user.id).accounts.add({ ...sample, label: `${login}-${sample.provider}` });
   }
   return { user, token };
@@ -45,10 +36,10 @@ async function listedFor(server: TeamServer, token: string): Promise<string[]> {
   const requestInit = { headers: { authorization: `Bearer ${token}` } };
   const modern = new ModernClient({ name: 'events-2026', version: '1' });
   await modern.connect(new ModernHttp(new URL(`${server.url}/mcp`), { requestInit }));
-  closers.push(() => modern.close());
+  bed.closeAfterTest(() => modern.close());
   const legacy = new LegacyClient({ name: 'events-2025', version: '1' });
   await legacy.connect(new LegacyHttp(new URL(`${server.url}/mcp`), { requestInit }));
-  closers.push(() => legacy.close());
+  bed.closeAfterTest(() => legacy.close());
   const names = (await modern.request({ method: 'events/list', params: {} }, ListResult)).events.map((e) => e.name);
   expect((await legacy.request({ method: 'events/list', params: {} }, ListResult)).events.map((e) => e.name)).toEqual(names);
   return names;
@@ -56,8 +47,8 @@ async function listedFor(server: TeamServer, token: string): Promise<string[]> {
 
 describe.each(ADAPTERS)('events/list per person in team mode on %s', (adapter: Adapter) => {
   it("offers each person the kinds of the providers they hold an account of, shared ones too, and nothing on a read-only token", async () => {
-    const server = await startTeamServer({ sandbox, location: await adapter.location() });
-    closers.push(() => server.close());
+    const server = await startTeamServer({ sandbox: bed.sandbox, location: await adapter.location() });
+    bed.closeAfterTest(() => server.close());
     const { store } = server.runtime.deps;
     const ada = await person(store, 'ada', 'switchboard', ['github']);
     const bob = await person(store, 'bob', 'switchboard', ['outlook']);

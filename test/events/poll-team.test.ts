@@ -1,39 +1,30 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
 import { postModern } from '../mcp/sse.js';
-import { ADAPTERS, cleanUp, type Adapter } from '../store/adapters.js';
+import { ADAPTERS, type Adapter } from '../store/adapters.js';
 import { startTeamServer } from '../team/team.js';
+import { sandboxPerFile } from '../support/sandbox-per-file.js';
 
 /**
  * In team mode a poll is its person's: the same name and arguments from two people ride on two triggers, and an event of
  * one person's trigger is polled by them alone; a read-only token may not poll, since polling makes a trigger.
  */
 
-let sandbox: Sandbox;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox?.close());
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  await cleanUp();
-});
+const bed = sandboxPerFile();
 
 async function person(store: Store, login: string, scope = 'switchboard') {
   const user = await store.team.users.signIn({ provider: 'github', subject: `id-${login}`, login, email: `${login}@contoso.example` });
   const { token, hash } = newPersonalToken();
   await store.team.tokens.create({ owner: user.id, name: 'poll', scope, tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
-  for (const sample of sandbox.accounts.filter((a) => a.provider === 'outlook')) await store.ownedBy(user.id).accounts.add({ ...sample, label: `${login}-outlook` });
+  for (const sample of bed.sandbox.accounts.filter((a) => a.provider === 'outlook')) await store.ownedBy(user.id).accounts.add({ ...sample, label: `${login}-outlook` });
   return { user, token };
 }
 
 describe.each(ADAPTERS)('events/poll per person in team mode on %s', (adapter: Adapter) => {
   it("keeps each person's polls, triggers and events their own", { timeout: 60_000 }, async () => {
-    const server = await startTeamServer({ sandbox, location: await adapter.location() });
-    closers.push(() => server.close());
+    const server = await startTeamServer({ sandbox: bed.sandbox, location: await adapter.location() });
+    bed.closeAfterTest(() => server.close());
     const { store } = server.runtime.deps;
     const ada = await person(store, 'ada');
     const bob = await person(store, 'bob');

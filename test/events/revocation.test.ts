@@ -1,18 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { removeAccount } from '../../src/accounts/commands.js';
 import { loadConfig } from '../../src/config.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Store } from '../../src/store/index.js';
 import { storeAdapter } from '../../src/team/adapter.js';
 import { setUserDisabled } from '../../src/team/commands.js';
 import { revokeToken } from '../../src/team/token-commands.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
 import { postModern } from '../mcp/sse.js';
-import { ADAPTERS, cleanUp, type Adapter } from '../store/adapters.js';
+import { ADAPTERS, type Adapter } from '../store/adapters.js';
 import { until } from '../support/wait.js';
 import { startTeamServer } from '../team/team.js';
 import { startReceiver, type Received } from './receiver.js';
 import { newSecret, signedBy, startSubscriber } from './subscriber.js';
+import { sandboxPerFile } from '../support/sandbox-per-file.js';
 
 /**
  * Revocation ends subscriptions at once: disabling a person, revoking their token, or disconnecting the account a
@@ -25,23 +25,14 @@ const body = (r: Received) => JSON.parse(r.body) as Record<string, any>;
 const terminated = (received: Received[]) => received.filter((r) => body(r).type === 'terminated');
 const events = (received: Received[]) => received.filter((r) => body(r).eventId !== undefined);
 
-let sandbox: Sandbox;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox?.close());
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  await cleanUp();
-});
+const bed = sandboxPerFile();
 
 async function receiver() {
   const r = await startReceiver((_path, raw) => {
     const { challenge } = JSON.parse(raw) as { challenge?: string };
     return challenge ? { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge }) } : { status: 204 };
   });
-  closers.push(() => r.close());
+  bed.closeAfterTest(() => r.close());
   return r;
 }
 
@@ -49,14 +40,14 @@ async function person(store: Store, login: string) {
   const user = await store.team.users.signIn({ provider: 'github', subject: `id-${login}`, login, email: `${login}@contoso.example` });
   const { token, hash } = newPersonalToken();
   const record = await store.team.tokens.create({ owner: user.id, name: 'events', scope: 'switchboard', tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
-  for (const sample of sandbox.accounts.filter((a) => a.provider === 'outlook')) await store.ownedBy(user.id).accounts.add({ ...sample, label: `${login}-outlook` });
+  for (const sample of bed.sandbox.accounts.filter((a) => a.provider === 'outlook')) await store.ownedBy(user.id).accounts.add({ ...sample, label: `${login}-outlook` });
   return { user, token, tokenId: record.id };
 }
 
 describe.each(ADAPTERS)('in team mode on %s', (adapter: Adapter) => {
   it("disabling a person, or revoking their token, ends their subscriptions with a signed terminated", { timeout: 60_000 }, async () => {
-    const server = await startTeamServer({ sandbox, location: await adapter.location() });
-    closers.push(() => server.close());
+    const server = await startTeamServer({ sandbox: bed.sandbox, location: await adapter.location() });
+    bed.closeAfterTest(() => server.close());
     const hooks = await receiver();
     const { store } = server.runtime.deps;
     const ada = await person(store, 'ada');
@@ -98,7 +89,7 @@ describe.each(ADAPTERS)('in team mode on %s', (adapter: Adapter) => {
 describe("revoking a client's grant", () => {
   it("tells the person whose grant the authorization server revoked, after the grant's records are gone", async () => {
     const s = await startSubscriber();
-    closers.push(() => s.close());
+    bed.closeAfterTest(() => s.close());
     const records = s.h.store.team.records;
     const told: Array<{ owner: string; grantLeft: boolean }> = [];
     const Adapter = storeAdapter(records, async (owner) => void told.push({ owner, grantLeft: (await records.get('Grant', 'grant-1')) !== undefined }));
@@ -113,7 +104,7 @@ describe("revoking a client's grant", () => {
 describe('disconnecting an account', () => {
   it('ends the subscriptions on its triggers with a signed terminated, and removes the triggers made for them', { timeout: 30_000 }, async () => {
     const s = await startSubscriber();
-    closers.push(() => s.close());
+    bed.closeAfterTest(() => s.close());
     const secret = newSecret();
     const url = s.hook('/gone');
     const { body: answer } = await s.call('events/subscribe', { name: NAME, arguments: { filter: 'subject:gone' }, delivery: { mode: 'webhook', url, secret } });

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import type { Provider, Store } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
 import { postModern } from '../mcp/sse.js';
-import { ADAPTERS, cleanUp, type Adapter } from '../store/adapters.js';
+import { ADAPTERS, type Adapter } from '../store/adapters.js';
 import { startTeamServer } from '../team/team.js';
 import { startReceiver } from './receiver.js';
+import { sandboxPerFile } from '../support/sandbox-per-file.js';
 
 /**
  * In team mode a subscription is its person's alone: the same name, arguments and URL from two people are two
@@ -14,22 +14,13 @@ import { startReceiver } from './receiver.js';
  * without an account of the provider is refused.
  */
 
-let sandbox: Sandbox;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox?.close());
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  await cleanUp();
-});
+const bed = sandboxPerFile();
 
 async function person(store: Store, login: string, scope: string, providers: Provider[]) {
   const user = await store.team.users.signIn({ provider: 'github', subject: `id-${login}`, login, email: `${login}@contoso.example` });
   const { token, hash } = newPersonalToken();
   await store.team.tokens.create({ owner: user.id, name: 'events', scope, tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
-  for (const sample of sandbox.accounts.filter((a) => providers.includes(a.provider))) {
+  for (const sample of bed.sandbox.accounts.filter((a) => providers.includes(a.provider))) {
     await store.ownedBy(user.id).accounts.add({ ...sample, label: `${login}-${sample.provider}` });
   }
   return { user, token };
@@ -37,13 +28,13 @@ async function person(store: Store, login: string, scope: string, providers: Pro
 
 describe.each(ADAPTERS)('webhook subscriptions per person in team mode on %s', (adapter: Adapter) => {
   it("keeps each person's subscriptions and triggers their own", { timeout: 60_000 }, async () => {
-    const server = await startTeamServer({ sandbox, location: await adapter.location() });
-    closers.push(() => server.close());
+    const server = await startTeamServer({ sandbox: bed.sandbox, location: await adapter.location() });
+    bed.closeAfterTest(() => server.close());
     const receiver = await startReceiver((_path, body) => {
       const { challenge } = JSON.parse(body) as { challenge?: string };
       return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge }) };
     });
-    closers.push(() => receiver.close());
+    bed.closeAfterTest(() => receiver.close());
     const { store } = server.runtime.deps;
     const ada = await person(store, 'ada', 'switchboard', ['outlook']);
     const bob = await person(store, 'bob', 'switchboard', ['outlook']);

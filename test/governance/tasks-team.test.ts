@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decideApproval } from '../../src/governance/approvals.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Store } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
-import { ADAPTERS, cleanUp, type Adapter } from '../store/adapters.js';
+import { ADAPTERS, type Adapter } from '../store/adapters.js';
 import { startTeamServer } from '../team/team.js';
 import { modernRpc } from './tasks-rpc.js';
+import { sandboxPerFile } from '../support/sandbox-per-file.js';
 
 /**
  * A task is its person's alone: on a team server, Bob can neither read, cancel nor run the task of Ada's agent, even
@@ -20,16 +20,7 @@ const POLICY = {
 };
 const email = { to: ['jordan.lee@fabrikam.example'], subject: 'Team task', body: 'Quarterly numbers attached.' };
 
-let sandbox: Sandbox;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox?.close());
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  await cleanUp();
-});
+const bed = sandboxPerFile();
 
 async function tokenFor(store: Store, login: string) {
   const user = await store.team.users.signIn({ provider: 'github', subject: `id-${login}`, login, email: `${login}@contoso.example` });
@@ -43,14 +34,14 @@ describe.each(ADAPTERS)('tasks of two people on $name', (adapter: Adapter) => {
     const location = await adapter.location();
     const policyFile = join(location.dataDir, 'policy.json');
     writeFileSync(policyFile, JSON.stringify(POLICY));
-    const server = await startTeamServer({ sandbox, location, env: { SWITCHBOARD_POLICY: policyFile } });
-    closers.push(() => server.close());
+    const server = await startTeamServer({ sandbox: bed.sandbox, location, env: { SWITCHBOARD_POLICY: policyFile } });
+    bed.closeAfterTest(() => server.close());
     const { store, audit } = server.runtime.deps;
     const ada = await tokenFor(store, 'ada');
     const bob = await tokenFor(store, 'bob');
-    await store.ownedBy(ada.user.id).accounts.add({ ...sandbox.accounts.find((a) => a.provider === 'outlook')!, label: 'ada-mail' });
+    await store.ownedBy(ada.user.id).accounts.add({ ...bed.sandbox.accounts.find((a) => a.provider === 'outlook')!, label: 'ada-mail' });
     const endpoint = `${server.url}/mcp`;
-    const sent = () => sandbox.servers.outlook.requests.filter((r) => r.path.endsWith('/sendMail')).length;
+    const sent = () => bed.sandbox.servers.outlook.requests.filter((r) => r.path.endsWith('/sendMail')).length;
     const before = sent();
 
     const created = await modernRpc(endpoint, 'tools/call', { name: 'outlook_send_email', arguments: email }, { token: ada.token });

@@ -4,14 +4,14 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } f
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as z from 'zod/v4';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { budgetGate } from '../../src/governance/budgets.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Store } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
 import { TRIGGER_KINDS } from '../../src/triggers/kinds.js';
-import { ADAPTERS, cleanUp, type Adapter } from '../store/adapters.js';
+import { ADAPTERS, type Adapter } from '../store/adapters.js';
 import { pageSession, startTeamServer, type TeamServer } from '../team/team.js';
+import { sandboxPerFile } from '../support/sandbox-per-file.js';
 
 /**
  * A team server whose policy (SWITCHBOARD_POLICY) gives everyone two GitHub requests an hour and makes Bob an intern
@@ -25,16 +25,7 @@ const POLICY = {
   tools: [{ for: ['role:intern'], effect: ['read'], deny: ['*_api_call', 'vercel.*'] }],
 };
 
-let sandbox: Sandbox;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox?.close());
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  await cleanUp();
-});
+const bed = sandboxPerFile();
 
 type Result = { isError?: boolean; content?: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
 const text = (r: Result) => (r.content ?? []).map((c) => c.text ?? '').join('\n');
@@ -49,7 +40,7 @@ async function person(server: TeamServer, store: Store, login: string) {
   await modern.connect(new ModernHttp(new URL(`${server.url}/mcp`), { requestInit }));
   const legacy = new LegacyClient({ name: `${login}-2025`, version: '1' });
   await legacy.connect(new LegacyHttp(new URL(`${server.url}/mcp`), { requestInit }));
-  closers.push(() => modern.close(), () => legacy.close());
+  bed.closeAfterTest(() => modern.close(), () => legacy.close());
   const call = async (name: string, args: Record<string, unknown>) => (await legacy.callTool({ name, arguments: args })) as Result;
   const names = async () => {
     const listed = (await modern.listTools()).tools.map((t) => t.name);
@@ -69,8 +60,8 @@ describe.each(ADAPTERS)('budgets and tools per person in team mode on %s', (adap
     const location = await adapter.location();
     const policyFile = join(location.dataDir, 'policy.json');
     writeFileSync(policyFile, JSON.stringify(POLICY));
-    const server = await startTeamServer({ sandbox, location, env: { SWITCHBOARD_POLICY: policyFile } });
-    closers.push(() => server.close());
+    const server = await startTeamServer({ sandbox: bed.sandbox, location, env: { SWITCHBOARD_POLICY: policyFile } });
+    bed.closeAfterTest(() => server.close());
     const { deps } = server.runtime;
     // The hour does not turn during the test: the window is cut on a clock that stands still.
     const now = Date.parse('2030-03-04T10:15:00Z');
@@ -78,11 +69,11 @@ describe.each(ADAPTERS)('budgets and tools per person in team mode on %s', (adap
     const { store } = deps;
     const ada = await person(server, store, 'ada');
     const bob = await person(server, store, 'bob');
-    const github = sandbox.accounts.find((a) => a.provider === 'github')!;
+    const github = bed.sandbox.accounts.find((a) => a.provider === 'github')!;
     await store.ownedBy(ada.user.id).accounts.add({ ...github, label: 'team-github' });
     await store.ownedBy(ada.user.id).accounts.share('team-github', bob.user.id);
     const read = { owner: 'sbx-octocat', repo: 'hello-world', account: 'team-github' };
-    const requests = () => sandbox.servers.github.requests.length;
+    const requests = () => bed.sandbox.servers.github.requests.length;
 
     for (let i = 0; i < 2; i++) expect(text(await bob.call('github_get_repository', read))).not.toMatch(/Budget/);
     const before = requests();
@@ -124,8 +115,8 @@ describe.each(ADAPTERS)('budgets and tools per person in team mode on %s', (adap
 
     // Event types follow the rules too: Vercel's are denied to Bob by name.
     const vercelKinds = [...TRIGGER_KINDS.values()].filter((k) => k.connector === 'vercel').map((k) => k.kind);
-    await store.ownedBy(bob.user.id).accounts.add({ ...sandbox.accounts.find((a) => a.provider === 'vercel')!, label: 'bob-vercel' });
-    await store.ownedBy(ada.user.id).accounts.add({ ...sandbox.accounts.find((a) => a.provider === 'vercel')!, label: 'ada-vercel' });
+    await store.ownedBy(bob.user.id).accounts.add({ ...bed.sandbox.accounts.find((a) => a.provider === 'vercel')!, label: 'bob-vercel' });
+    await store.ownedBy(ada.user.id).accounts.add({ ...bed.sandbox.accounts.find((a) => a.provider === 'vercel')!, label: 'ada-vercel' });
     const bobTypes = await bob.eventTypes();
     expect(bobTypes).toContain('github.new_issue');
     expect(bobTypes.filter((t) => vercelKinds.includes(t))).toEqual([]);

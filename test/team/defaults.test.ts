@@ -1,33 +1,24 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { EVERYONE, PERSONAL_OWNER, type Store, type TeamUser } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
-import { ADAPTERS, cleanUp, type Adapter } from '../store/adapters.js';
+import { ADAPTERS, type Adapter } from '../store/adapters.js';
 import { pageSession, startTeamServer, type TeamServer } from './team.js';
+import { sandboxPerFile } from '../support/sandbox-per-file.js';
 
 /**
  * "Default" is per person: the account a call of theirs without `account` uses. Each person's accounts_list, accounts
  * resource, page and error texts mark that account, and no other, whoever else holds a default on a shared account.
  */
 
-let sandbox: Sandbox;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox?.close());
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  await cleanUp();
-});
+const bed = sandboxPerFile();
 
-const SAMPLE = () => sandbox.accounts.find((a) => a.provider === 'github')!;
+const SAMPLE = () => bed.sandbox.accounts.find((a) => a.provider === 'github')!;
 
 /** A GitHub account with a token of its own, valid at the sandbox: which account a call used shows in the header it sent. */
 async function githubAccount(store: Store, label: string) {
   const token = `ghp_${label.replace(/\W/g, '')}${Math.random().toString(36).slice(2)}`;
-  sandbox.states.github.tokens.add(token);
+  bed.sandbox.states.github.tokens.add(token);
   const account = await store.accounts.add({ ...SAMPLE(), label, identity: label, secret: { kind: 'token', token } });
   return { account, token };
 }
@@ -43,7 +34,7 @@ async function person(server: TeamServer, store: Store, login: string): Promise<
   await store.team.tokens.create({ owner: user.id, name: 'defaults', scope: 'switchboard', tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
   const client = new Client({ name: login, version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  closers.push(() => client.close());
+  bed.closeAfterTest(() => client.close());
   return { user, client };
 }
 
@@ -63,16 +54,16 @@ async function marked(p: Person) {
 
 /** The token a call without `account` sent to GitHub, or the error it got. */
 async function usedWithoutAccount(p: Person): Promise<string> {
-  const before = sandbox.servers.github.requests.length;
+  const before = bed.sandbox.servers.github.requests.length;
   const result = (await p.client.callTool({ name: 'github_api_call', arguments: { method: 'GET', endpoint: '/user', headers: { accept: 'application/vnd.github+json' } } })) as Result;
   if (result.isError) return text(result);
-  return String(sandbox.servers.github.requests.slice(before).at(-1)!.headers.authorization).replace(/^Bearer /, '');
+  return String(bed.sandbox.servers.github.requests.slice(before).at(-1)!.headers.authorization).replace(/^Bearer /, '');
 }
 
 describe.each(ADAPTERS)('the default account of each person on $name', (adapter: Adapter) => {
   async function team() {
-    const server = await startTeamServer({ sandbox, location: await adapter.location() });
-    closers.push(() => server.close());
+    const server = await startTeamServer({ sandbox: bed.sandbox, location: await adapter.location() });
+    bed.closeAfterTest(() => server.close());
     const { store } = server.runtime.deps;
     const ops = await githubAccount(store.ownedBy(PERSONAL_OWNER), 'ops');
     return { server, store, ops, ada: await person(server, store, 'ada'), bob: await person(server, store, 'bob'), cy: await person(server, store, 'cy') };

@@ -1,12 +1,12 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toMcpTool } from '../../src/mcp/tools.js';
 import { buildTools } from '../../src/registry.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Account, Provider, Store, TeamUser } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
-import { ADAPTERS, cleanUp, type Adapter } from '../store/adapters.js';
+import { ADAPTERS, type Adapter } from '../store/adapters.js';
 import { pageSession, startTeamServer, type TeamServer } from './team.js';
+import { sandboxPerFile } from '../support/sandbox-per-file.js';
 
 /**
  * Every tool of the registry that takes an account, called with one person's token naming the other's account (by id
@@ -14,16 +14,7 @@ import { pageSession, startTeamServer, type TeamServer } from './team.js';
  * and cut results' cursors, likewise. Each has its positive twin: the owner reaches it.
  */
 
-let sandbox: Sandbox;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox?.close());
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  await cleanUp();
-});
+const bed = sandboxPerFile();
 
 type Schema = { type?: string | string[]; const?: unknown; enum?: unknown[]; anyOf?: Schema[]; default?: unknown; format?: string; minLength?: number; minimum?: number; minItems?: number; items?: Schema; required?: string[]; properties?: Record<string, Schema> };
 
@@ -67,22 +58,22 @@ async function person(server: TeamServer, store: Store, login: string): Promise<
   await store.team.tokens.create({ owner: user.id, name: 'isolation', scope: 'switchboard', tokenHash: hash, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
   const client = new Client({ name: login, version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  closers.push(() => client.close());
+  bed.closeAfterTest(() => client.close());
   const accounts = {} as Record<Provider, Account>;
-  for (const sample of sandbox.accounts) accounts[sample.provider] = await store.ownedBy(user.id).accounts.add({ ...sample, label: `${login}-${sample.provider}` });
+  for (const sample of bed.sandbox.accounts) accounts[sample.provider] = await store.ownedBy(user.id).accounts.add({ ...sample, label: `${login}-${sample.provider}` });
   return { user, token, client, accounts };
 }
 
 type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: Array<{ type: string; text?: string }> };
 const text = (r: Result) => (r.content ?? []).map((c) => c.text ?? '').join('\n');
 const call = async (p: Person, name: string, args: Record<string, unknown>) => (await p.client.callTool({ name, arguments: args })) as Result;
-const requestCounts = () => Object.fromEntries(Object.entries(sandbox.servers).map(([name, s]) => [name, s.requests.length]));
+const requestCounts = () => Object.fromEntries(Object.entries(bed.sandbox.servers).map(([name, s]) => [name, s.requests.length]));
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A team server on the adapter's store, with ada and bob signed in to it. */
 async function twoPeople(adapter: Adapter) {
-  const server = await startTeamServer({ sandbox, location: await adapter.location(), env: { SWITCHBOARD_MAX_RESULT_TOKENS: '1000' } });
-  closers.push(() => server.close());
+  const server = await startTeamServer({ sandbox: bed.sandbox, location: await adapter.location(), env: { SWITCHBOARD_MAX_RESULT_TOKENS: '1000' } });
+  bed.closeAfterTest(() => server.close());
   const { store } = server.runtime.deps;
   return { server, store, ada: await person(server, store, 'ada'), bob: await person(server, store, 'bob') };
 }
@@ -122,12 +113,12 @@ describe.each(ADAPTERS)('team isolation of every account tool on %s', (adapter: 
       ['sales_api_call', { method: 'GET', endpoint: '/account/usage' }, 'sales'],
     ];
     for (const [name, args, provider] of checks) {
-      const before = sandbox.servers[provider].requests.length;
+      const before = bed.sandbox.servers[provider].requests.length;
       const result = await call(ada, name, { ...args, account: ada.accounts[provider].label });
       expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
-      const sent = sandbox.servers[provider].requests.slice(before);
+      const sent = bed.sandbox.servers[provider].requests.slice(before);
       expect(sent.length, name).toBeGreaterThan(0);
-      const secret = sandbox.accounts.find((a) => a.provider === provider)!.secret as { token?: string; apiKey?: string };
+      const secret = bed.sandbox.accounts.find((a) => a.provider === provider)!.secret as { token?: string; apiKey?: string };
       for (const request of sent) {
         expect(JSON.stringify(request.headers)).not.toContain(ada.token);
         expect(request.query.toString()).not.toContain(ada.token);
@@ -152,7 +143,7 @@ describe.each(ADAPTERS)('team isolation of every account tool on %s', (adapter: 
     expect(JSON.stringify(rest.structuredContent)).not.toEqual(JSON.stringify(first.structuredContent));
 
     // The page: bob's forms name ada's accounts; nothing of hers changes, and no trigger is made on them.
-    const spare = await store.ownedBy(ada.user.id).accounts.add({ ...sandbox.accounts.find((a) => a.provider === 'github')!, label: 'ada-spare' });
+    const spare = await store.ownedBy(ada.user.id).accounts.add({ ...bed.sandbox.accounts.find((a) => a.provider === 'github')!, label: 'ada-spare' });
     expect(spare.isDefault).toBe(false);
     const page = await pageSession(server, store, bob.user);
     expect((await page.post('/accounts/default', { id: spare.id })).status).toBe(303);

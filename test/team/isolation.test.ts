@@ -2,15 +2,15 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import * as z from 'zod/v4';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVENT_NOTIFICATION } from '../../src/mcp/server.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Store, TeamUser } from '../../src/store/index.js';
 import { newPersonalToken } from '../../src/team/tokens.js';
 import { runCli } from '../e2e/cli.js';
-import { ADAPTERS, cleanUp, openAt, type Adapter } from '../store/adapters.js';
+import { ADAPTERS, openAt, type Adapter } from '../store/adapters.js';
 import { pageSession, startTeamServer, type TeamServer } from './team.js';
 import { until } from '../support/wait.js';
+import { sandboxPerFile } from '../support/sandbox-per-file.js';
 
 /**
  * Two people on one team server. Everything one of them can reach (every tool that takes an account, trigger, cursor
@@ -19,16 +19,7 @@ import { until } from '../support/wait.js';
  * Every tool of the registry that takes an account, and cut results' cursors, are tried in isolation-tools.test.ts.
  */
 
-let sandbox: Sandbox;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox?.close());
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  await cleanUp();
-});
+const bed = sandboxPerFile();
 
 const REPO = { owner: 'sbx-octocat', repo: 'hello-world' };
 const EventNote = z.object({ method: z.literal(EVENT_NOTIFICATION), params: z.object({ eventId: z.string(), triggerId: z.string() }).passthrough() });
@@ -54,7 +45,7 @@ async function person(server: TeamServer, store: Store, login: string, email: st
   await legacy.connect(new LegacyTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } }));
   const notices: string[] = [];
   legacy.setNotificationHandler(EventNote, (n) => void notices.push(n.params.eventId));
-  closers.push(() => modern.close(), () => legacy.close());
+  bed.closeAfterTest(() => modern.close(), () => legacy.close());
   return { user, token, modern, legacy, notices };
 }
 
@@ -81,11 +72,11 @@ describe.each(ADAPTERS)('team isolation on %s', (adapter: Adapter) => {
   it('nothing of one person reaches another: tools, resources, subscriptions, notifications, cursors, the page', async () => {
     const location = await adapter.location();
     const store = await openAt(location, { secretKey: 'team test key' });
-    closers.push(() => store.close());
-    const server = await startTeamServer({ sandbox, location });
-    closers.push(() => server.close());
-    sandbox.states.github.tokens.add('ghp_ada_isolation_token');
-    sandbox.states.github.tokens.add('ghp_bob_isolation_token');
+    bed.closeAfterTest(() => store.close());
+    const server = await startTeamServer({ sandbox: bed.sandbox, location });
+    bed.closeAfterTest(() => server.close());
+    bed.sandbox.states.github.tokens.add('ghp_ada_isolation_token');
+    bed.sandbox.states.github.tokens.add('ghp_bob_isolation_token');
     const ada = await person(server, store, 'ada', 'ada@contoso.example');
     const bob = await person(server, store, 'bob', 'bob@contoso.example');
 
@@ -201,10 +192,10 @@ describe.each(ADAPTERS)('team isolation on %s', (adapter: Adapter) => {
   it('a shared account is usable, not changeable; unsharing and disabling stop the triggers on it', async () => {
     const location = await adapter.location();
     const store = await openAt(location, { secretKey: 'team test key' });
-    closers.push(() => store.close());
-    const server = await startTeamServer({ sandbox, location });
-    closers.push(() => server.close());
-    sandbox.states.github.tokens.add('ghp_team_bot_token');
+    bed.closeAfterTest(() => store.close());
+    const server = await startTeamServer({ sandbox: bed.sandbox, location });
+    bed.closeAfterTest(() => server.close());
+    bed.sandbox.states.github.tokens.add('ghp_team_bot_token');
     const bob = await person(server, store, 'bob', 'bob@contoso.example');
     const bot = await store.ownedBy('').accounts.add({ provider: 'github', label: 'bot', secret: { kind: 'token', token: 'ghp_team_bot_token' } });
     expect((await call(bob, 'github_get_repository', { ...REPO, account: 'bot' })).isError).toBe(true);
@@ -253,10 +244,10 @@ describe.each(ADAPTERS)('team isolation on %s', (adapter: Adapter) => {
   it('a read-only token in discover mode calls, through tools_call, only the tools that change nothing, and only its own', async () => {
     const location = await adapter.location();
     const store = await openAt(location, { secretKey: 'team test key' });
-    closers.push(() => store.close());
-    const server = await startTeamServer({ sandbox, location, env: { SWITCHBOARD_TOOL_MODE: 'discover' } });
-    closers.push(() => server.close());
-    sandbox.states.github.tokens.add('ghp_reader_token');
+    bed.closeAfterTest(() => store.close());
+    const server = await startTeamServer({ sandbox: bed.sandbox, location, env: { SWITCHBOARD_TOOL_MODE: 'discover' } });
+    bed.closeAfterTest(() => server.close());
+    bed.sandbox.states.github.tokens.add('ghp_reader_token');
     const reader = await person(server, store, 'reader', 'reader@contoso.example', 'switchboard:read');
     await store.ownedBy(reader.user.id).accounts.add({ provider: 'github', label: 'work', secret: { kind: 'token', token: 'ghp_reader_token' } });
     const other = await store.ownedBy('').accounts.add({ provider: 'github', label: 'operator', secret: { kind: 'token', token: 'ghp_reader_token' } });

@@ -1,27 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/redact.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Store, TeamUser } from '../../src/store/index.js';
 import { commandLines, shellBlocks, SWITCHBOARD } from '../docs/markdown.js';
 import { runCli } from '../e2e/cli.js';
-import { ADAPTERS, cleanUp, openAt, sqlite, type Adapter, type StoreLocation } from '../store/adapters.js';
+import { ADAPTERS, openAt, sqlite, type Adapter, type StoreLocation } from '../store/adapters.js';
 import { hashPersonalToken, newPersonalToken } from '../../src/team/tokens.js';
 import { INITIALIZE, post, startTeamServer, type TeamServer } from './team.js';
+import { sandboxPerFile } from '../support/sandbox-per-file.js';
 
-let sandbox: Sandbox;
-const closers: Array<() => Promise<unknown>> = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox?.close());
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  await cleanUp();
-});
+const bed = sandboxPerFile();
 
 const call = (name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: args } });
 
@@ -41,8 +31,8 @@ async function startTeam(adapter: Adapter): Promise<Team> {
   const store = await openAt(location, { secretKey: 'team test key' });
   const ada = await store.team.users.signIn({ provider: 'github', subject: '1001', login: 'ada', email: 'ada@example.com' });
   const bob = await store.team.users.signIn({ provider: 'outlook', subject: 'b-2', login: 'bob@contoso.example', email: 'bob@contoso.example' });
-  const server = await startTeamServer({ sandbox, location });
-  closers.push(() => server.close());
+  const server = await startTeamServer({ sandbox: bed.sandbox, location });
+  bed.closeAfterTest(() => server.close());
   const env = { SWITCHBOARD_DATA_DIR: location.dataDir, SWITCHBOARD_SECRET_KEY: 'team test key', ...(location.databaseUrl ? { SWITCHBOARD_DATABASE_URL: location.databaseUrl } : {}) };
   const cli = (...args: string[]) => runCli(args, { env });
   const create = async (...args: string[]) => {
@@ -57,7 +47,7 @@ async function startTeam(adapter: Adapter): Promise<Team> {
 async function connectWith(url: string, token: string): Promise<Client> {
   const client = new Client({ name: 'headless agent', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  closers.push(() => client.close());
+  bed.closeAfterTest(() => client.close());
   return client;
 }
 
