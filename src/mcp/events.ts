@@ -4,11 +4,10 @@ import * as z from 'zod/v4';
 import type { EventsErrorNumbering } from '../config.js';
 import { InputError } from '../errors.js';
 import { EventsError, eventsErrors } from '../events/errors.js';
-import { eventTypes, type EventType } from '../events/types.js';
-import { subscribe, unsubscribe, type EventsContext } from '../events/subscriptions.js';
+import type { EventType } from '../events/types.js';
+import type { EventsContext } from '../events/subscriptions.js';
 import type { EventsLimits } from '../events/limits.js';
-import { poll } from '../events/poll.js';
-import { stream, type StreamSink } from '../events/stream.js';
+import type { StreamSink } from '../events/stream.js';
 import type { ToolDeps } from '../tool.js';
 import type { ToolRefusal } from '../governance/tool-access.js';
 import { ownerOf, readOnlyCaller, signedInOwner } from './auth.js';
@@ -117,11 +116,17 @@ function checkType(refusal: ToolRefusal | undefined, params: { name?: unknown })
   }
 }
 
+// The work behind each request is loaded with the first of them, as the runtime is: a first tools/list waits for none
+// of it (the trigger kinds' schemas, the webhook sender and its HTTP client).
+const loadTypes = () => import('../events/types.js');
+const loadSubscriptions = () => import('../events/subscriptions.js');
+
 /** Answers the Events extension's requests on `server`, in either revision; `refusalOf` gives each person's tools rules. */
 export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>, refusalOf: (owner: string) => Promise<ToolRefusal | undefined> = async () => undefined): void {
   server.setRequestHandler('events/list', { params: listParams }, async ({ cursor }, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
+      const { eventTypes } = await loadTypes();
       const all = await eventTypes(deps, { person: signedInOwner(ctx.http?.authInfo), readOnly: deps.readOnly || readOnlyCaller(ctx) });
       const refusal = await refusalOf(ownerOf(ctx));
       const types = refusal ? all.filter((type) => !refusal(asTool(type.name))) : all;
@@ -135,6 +140,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>,
     const deps = await needDeps();
     try {
       checkType(await refusalOf(ownerOf(ctx)), params);
+      const { subscribe } = await loadSubscriptions();
       return { ...(await subscribe(eventsContext(server, deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
@@ -145,6 +151,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>,
     const deps = await needDeps();
     try {
       checkType(await refusalOf(ownerOf(ctx)), params);
+      const { poll } = await import('../events/poll.js');
       return { ...(await poll(eventsContext(server, deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
@@ -156,6 +163,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>,
     const deps = await needDeps();
     try {
       checkType(await refusalOf(ownerOf(ctx)), params);
+      const { stream } = await import('../events/stream.js');
       const options = { signal: ctx.mcpReq.signal, stopping: deps.drain?.stopping, heartbeatMs: deps.eventsTiming?.heartbeatMs };
       const run = () => stream(eventsContext(server, deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) }, streamSink(ctx), options);
       // Shutdown waits for the stream as for a tool call: it ends at once on stopping, once its terminated is sent.
@@ -168,6 +176,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>,
   server.setRequestHandler('events/unsubscribe', { params: anyParams }, async (params, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
+      const { unsubscribe } = await loadSubscriptions();
       return await unsubscribe(eventsContext(server, deps, ctx), ownerOf(ctx), params);
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
