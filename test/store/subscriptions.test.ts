@@ -119,6 +119,19 @@ describe.each(ADAPTERS)('event subscriptions on $name', (adapter) => {
     expect(await deliveriesOf('sub_lapse')).toEqual([[1, 'expired']]);
   });
 
+  it('counts the pending deliveries as due now or waiting for a later attempt, for the backlog gauge', async () => {
+    await store.subscriptions.upsert(webhook('sub_b1'));
+    await store.subscriptions.upsert(webhook('sub_b2'));
+    expect(await store.work.deliveryBacklog()).toEqual({ due: 0, waiting: 0 });
+    await store.triggers.commit(triggerId, { events: [ev('1')] });
+    expect(await store.work.deliveryBacklog()).toEqual({ due: 2, waiting: 0 });
+    const [first, second] = await claimAll();
+    await store.events.recordAttempt(first!.id, { status: 503, durationMs: 1, nextAttemptAt: Date.now() + HOUR, delivered: false });
+    expect(await store.work.deliveryBacklog()).toEqual({ due: 1, waiting: 1 });
+    await store.events.recordAttempt(second!.id, { status: 204, durationMs: 1, nextAttemptAt: null, delivered: true });
+    expect(await store.work.deliveryBacklog()).toEqual({ due: 0, waiting: 1 });
+  });
+
   it('suspends a subscription after a long run of failures, enqueues nothing for it then, and revives it on refresh', async () => {
     await store.subscriptions.upsert(webhook('sub_f'));
     const start = Date.now() - 2 * SUSPEND_AFTER_MS;
