@@ -116,17 +116,16 @@ function checkType(refusal: ToolRefusal | undefined, params: { name?: unknown })
   }
 }
 
-// The work behind each request is loaded with the first of them, as the runtime is: a first tools/list waits for none
-// of it (the trigger kinds' schemas, the webhook sender and its HTTP client).
-const loadTypes = () => import('../events/types.js');
-const loadSubscriptions = () => import('../events/subscriptions.js');
-
-/** Answers the Events extension's requests on `server`, in either revision; `refusalOf` gives each person's tools rules. */
+/**
+ * Answers the Events extension's requests on `server`, in either revision; `refusalOf` gives each person's tools rules.
+ * The work behind each request is imported with it, as the runtime is: a first tools/list waits for none of it (the
+ * trigger kinds' schemas, the webhook sender and its HTTP client).
+ */
 export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>, refusalOf: (owner: string) => Promise<ToolRefusal | undefined> = async () => undefined): void {
   server.setRequestHandler('events/list', { params: listParams }, async ({ cursor }, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
-      const { eventTypes } = await loadTypes();
+      const { eventTypes } = await import('../events/types.js');
       const all = await eventTypes(deps, { person: signedInOwner(ctx.http?.authInfo), readOnly: deps.readOnly || readOnlyCaller(ctx) });
       const refusal = await refusalOf(ownerOf(ctx));
       const types = refusal ? all.filter((type) => !refusal(asTool(type.name))) : all;
@@ -140,7 +139,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>,
     const deps = await needDeps();
     try {
       checkType(await refusalOf(ownerOf(ctx)), params);
-      const { subscribe } = await loadSubscriptions();
+      const { subscribe } = await import('../events/subscriptions.js');
       return { ...(await subscribe(eventsContext(server, deps, ctx), ownerOf(ctx), { ...params, clientName: clientNameOf(server, ctx) })) };
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
@@ -176,7 +175,7 @@ export function serveEvents(server: Server, needDeps: () => Promise<EventsDeps>,
   server.setRequestHandler('events/unsubscribe', { params: anyParams }, async (params, ctx: ServerContext) => {
     const deps = await needDeps();
     try {
-      const { unsubscribe } = await loadSubscriptions();
+      const { unsubscribe } = await import('../events/subscriptions.js');
       return await unsubscribe(eventsContext(server, deps, ctx), ownerOf(ctx), params);
     } catch (error) {
       throw eventsRequestError(error, deps.eventsErrorCodes);
