@@ -9,16 +9,21 @@ import { CLI, exited, runCli, startHttpServe } from './cli.js';
 import { watchMisses } from '../support/misses.js';
 
 let dataDir: string;
+/** A directory of its own to run in: not one that holds the clone, where the banner would name the CLI by a relative path. */
+let cwd: string;
 let env: Record<string, string>;
 const TEMPORARY = /No serve --sandbox is running/;
 
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-sandbox-'));
+  cwd = mkdtempSync(join(tmpdir(), 'switchboard-e2e-cwd-'));
   // Real hosts are unreachable here: a command that left the sandbox would fail.
   env = { SWITCHBOARD_DATA_DIR: dataDir };
 });
 
-afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+afterEach(() => {
+  for (const dir of [dataDir, cwd]) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('--sandbox without a running server', () => {
   it('uses stand-ins of its own and the sandbox store, never the real one', { timeout: 60_000 }, async () => {
@@ -98,7 +103,7 @@ describe('the banner of serve --sandbox --data-dir', () => {
 
   it('gives every sample credential, and every command it prints carries --data-dir and reaches the same store', { timeout: 60_000 }, async () => {
     // Started from a directory of its own with --data-dir only: the commands must not fall back to another store.
-    server = spawn(process.execPath, [CLI, 'serve', '--sandbox', '--http', '--port', '0', '--data-dir', dataDir], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(process.execPath, [CLI, 'serve', '--sandbox', '--http', '--port', '0', '--data-dir', dataDir], { cwd, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
     watchMisses(server.stderr);
     let banner = '';
     server.stderr!.on('data', (d) => (banner += d));
@@ -122,7 +127,7 @@ describe('the banner of serve --sandbox --data-dir', () => {
     for (const line of commands) expect(line).toContain(`--sandbox --data-dir ${dataDir}`);
 
     const add = commands.find((l) => l.includes('triggers add'))!;
-    const run = spawnSync('bash', ['-c', add], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 20_000 });
+    const run = spawnSync('bash', ['-c', add], { cwd, env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 20_000 });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).not.toMatch(TEMPORARY);
     const list = await runCli(['triggers', 'list', '--sandbox', '--data-dir', dataDir]);
